@@ -1,0 +1,70 @@
+import CardCrypto
+import Foundation
+
+/// The attestation key and certificate chain of an emulated card.
+///
+/// The emulator has its own root CA ("Arculus Card Emulator Root CA — not a vendor CA"), generated
+/// once and committed with its key in `Fixtures/attestation/` and compiled in
+/// (`EmulatorAttestationMaterial`). Batch certificates follow the FIDO attestation certificate
+/// requirements (WebAuthn §8.2.1): X.509 v3, subject OU "Authenticator Attestation", the AAGUID
+/// extension 1.3.6.1.4.1.45724.1.1.4 (non-critical) and basicConstraints CA:FALSE. Verifiers that
+/// should accept emulated cards trust `Fixtures/attestation/emulator-root-ca.pem`.
+public struct AttestationIdentity: Sendable {
+    /// The batch (leaf) certificate sent in `x5c`.
+    public let certificate: X509Certificate
+    /// The batch private key.
+    public let privateKey: P256PrivateKey
+    /// The emulator's root certificate (not sent in `x5c`; trust anchor for verifiers).
+    public let rootCertificate: X509Certificate
+
+    public init(certificate: X509Certificate, privateKey: P256PrivateKey, rootCertificate: X509Certificate) {
+        self.certificate = certificate
+        self.privateKey = privateKey
+        self.rootCertificate = rootCertificate
+    }
+
+    /// The AAGUID extension's OID (FIDO attestation certificate requirements).
+    public static let aaguidExtensionOID = "1.3.6.1.4.1.45724.1.1.4"
+
+    /// The committed batch identity for `profile`'s AAGUID, or for another AAGUID a batch
+    /// certificate issued now by the emulator root with the committed batch key.
+    public static func emulator(for profile: CardProfile) throws -> AttestationIdentity {
+        let aaguid = try profile.aaguidBytes
+        let root = try X509Certificate(pem: EmulatorAttestationMaterial.rootCertificatePEM)
+        let batchKey = try P256PrivateKey(pemPKCS8: EmulatorAttestationMaterial.batchPrivateKeyPEM)
+        for pem in EmulatorAttestationMaterial.batchCertificatePEMs {
+            let certificate = try X509Certificate(pem: pem)
+            if certificate.extensionValue(oid: aaguidExtensionOID) == [0x04, 0x10] + aaguid {
+                return AttestationIdentity(certificate: certificate, privateKey: batchKey, rootCertificate: root)
+            }
+        }
+        let rootKey = try P256PrivateKey(pemPKCS8: EmulatorAttestationMaterial.rootPrivateKeyPEM)
+        let certificate = try issueBatchCertificate(aaguid: aaguid, model: profile.description,
+                                                    batchKey: batchKey, root: root, rootKey: rootKey)
+        return AttestationIdentity(certificate: certificate, privateKey: batchKey, rootCertificate: root)
+    }
+
+    /// Subject of the emulator root CA.
+    public static let rootSubject: [(String, String)] = [
+        ("C", "US"), ("O", "Arculus Card Emulator (not a vendor CA)"),
+        ("OU", "Emulator Attestation Root"), ("CN", "Arculus Card Emulator Root CA"),
+    ]
+
+    /// Issues a FIDO batch certificate for `aaguid` under the emulator root.
+    public static func issueBatchCertificate(aaguid: [UInt8], model: String, batchKey: P256PrivateKey,
+                                             root: X509Certificate, rootKey: P256PrivateKey) throws -> X509Certificate {
+        let now = Date()
+        return try X509Certificate.make(
+            subject: [("C", "US"), ("O", "Arculus Card Emulator (not a vendor CA)"),
+                      ("OU", "Authenticator Attestation"), ("CN", String(model.prefix(64)))],
+            issuer: rootSubject,
+            serialNumber: [0x01] + Array(SHA256.hash(aaguid).prefix(15)),
+            notBefore: now.addingTimeInterval(-86_400),
+            notAfter: now.addingTimeInterval(20 * 365 * 86_400),
+            subjectPublicKey: batchKey.publicKey,
+            issuerPrivateKey: rootKey,
+            isCA: false,
+            extraExtensions: [X509Extension(oid: aaguidExtensionOID, critical: false, derValue: [0x04, 0x10] + aaguid)]
+        )
+    }
+}

@@ -1,0 +1,179 @@
+import CBOR
+import CardCrypto
+
+/// The CTAP 2.1 authenticator of the emulated card: command dispatch, non-volatile state
+/// (through a `CardStorage`) and the volatile state a card loses when it leaves the NFC field.
+///
+/// Not thread-safe: a card answers one command at a time, and so does this type. Callers that
+/// share one card between threads serialise access (the reader bridge does).
+public final class Authenticator {
+    /// The card model this authenticator presents.
+    public let profile: CardProfile
+    /// The card's non-volatile memory as last made durable.
+    public private(set) var state: CardState
+    /// The attestation key and certificate chain used for `packed` attestation and U2F.
+    public let attestation: AttestationIdentity
+
+    /// Asked whenever the card needs evidence of user presence. A card in the NFC field counts as
+    /// present, so the default answers yes; tests can decline.
+    public var userPresence: () -> Bool = { true }
+    /// Monotonic seconds, for the getNextAssertion and reset time windows. Replaceable in tests.
+    public var clock: () -> Double = { Authenticator.monotonicSeconds() }
+    /// Source of every random value the card draws. Replaceable for a deterministic card.
+    public var randomBytes: (Int) -> [UInt8] = { SecureRandom.bytes($0) }
+
+    let storage: CardStorage
+    var wrapper: CredentialWrapper
+    var volatile: VolatileState
+    /// Discoverable credentials by ID → position in `state.residentCredentials`.
+    var residentIndex: [[UInt8]: Int] = [:]
+
+    /// What the card forgets at power-off (CTAP 2.1 §6.5.5.1 and the NFC binding).
+    struct VolatileState {
+        var keyAgreementKey: P256PrivateKey
+        var token: PINUVAuthToken?
+        var consecutivePINFailures = 0
+        var pendingAssertions: PendingAssertions?
+        var rpEnumeration: [String]?
+        var credentialEnumeration: [ResidentCredential]?
+        var poweredOnAt: Double
+    }
+
+    /// Opens the card whose memory is in `storage`, creating a blank card there if it is empty.
+    public init(profile: CardProfile, storage: CardStorage, attestation: AttestationIdentity) throws {
+        try profile.validate()
+        self.profile = profile
+        self.storage = storage
+        self.attestation = attestation
+        if let stored = try storage.load() {
+            state = stored
+        } else {
+            state = CardState(profile: profile, masterSecret: SecureRandom.bytes(32))
+            try storage.save(state)
+        }
+        wrapper = CredentialWrapper(masterSecret: state.masterSecret)
+        volatile = VolatileState(keyAgreementKey: try P256PrivateKey(), poweredOnAt: Authenticator.monotonicSeconds())
+        rebuildIndex()
+    }
+
+    // MARK: - Power
+
+    /// The card entered the field: fresh volatile state.
+    public func powerOn() {
+        resetVolatileState()
+    }
+
+    /// The card left the field: PIN token, key-agreement key, consecutive-failure count and
+    /// pending assertion/enumeration state are gone.
+    public func powerOff() {
+        resetVolatileState()
+    }
+
+    func resetVolatileState() {
+        volatile = VolatileState(keyAgreementKey: newPrivateKey(), poweredOnAt: clock())
+    }
+
+    // MARK: - Dispatch
+
+    /// Processes one CTAP2 request (command byte + CBOR parameters) and returns the response
+    /// (status byte + CBOR). Never traps on bad input.
+    public func process(_ request: [UInt8]) -> [UInt8] {
+        guard let commandByte = request.first else { return [CTAPStatus.invalidLength.rawValue] }
+        let command = CTAPCommand(rawValue: commandByte)
+        if command != .getNextAssertion { volatile.pendingAssertions = nil }
+        if command != .credentialManagement {
+            volatile.rpEnumeration = nil
+            volatile.credentialEnumeration = nil
+        }
+        do {
+            let response = try handle(command, body: request.dropFirst())
+            guard let response else { return [CTAPStatus.ok.rawValue] }
+            return [CTAPStatus.ok.rawValue] + CBOREncoder.encode(response)
+        } catch {
+            return [error.rawValue]
+        }
+    }
+
+    private func handle(_ command: CTAPCommand?, body: ArraySlice<UInt8>) throws(CTAPStatus) -> CBORValue? {
+        guard profile.supportsCTAP2, let command else { throw .invalidCommand }
+        switch command {
+        case .getInfo:
+            try requireEmpty(body)
+            return getInfo()
+        case .makeCredential:
+            return try makeCredential(Parameters(decoding: body))
+        case .getAssertion:
+            return try getAssertion(Parameters(decoding: body))
+        case .getNextAssertion:
+            try requireEmpty(body)
+            return try getNextAssertion()
+        case .clientPIN:
+            return try clientPIN(Parameters(decoding: body))
+        case .reset:
+            try requireEmpty(body)
+            try reset()
+            return nil
+        case .credentialManagement where profile.credentialManagement:
+            return try credentialManagement(Parameters(decoding: body))
+        case .selection where profile.supportsCTAP21:
+            try requireEmpty(body)
+            guard userPresence() else { throw .operationDenied }
+            return nil
+        default:
+            throw .invalidCommand
+        }
+    }
+
+    private func requireEmpty(_ body: ArraySlice<UInt8>) throws(CTAPStatus) {
+        guard body.isEmpty else { throw .invalidLength }
+    }
+
+    // MARK: - Persistence
+
+    /// Applies `change` to a copy of the state and makes it durable before the card answers.
+    /// If the write fails the card keeps its previous state and answers CTAP1_ERR_OTHER.
+    func commit(_ change: (inout CardState) -> Void) throws(CTAPStatus) {
+        var next = state
+        change(&next)
+        do {
+            try storage.save(next)
+        } catch {
+            throw .other
+        }
+        let credentialsChanged = next.residentCredentials.count != state.residentCredentials.count
+            || next.residentCredentials != state.residentCredentials
+        let secretChanged = next.masterSecret != state.masterSecret
+        state = next
+        if secretChanged { wrapper = CredentialWrapper(masterSecret: state.masterSecret) }
+        if credentialsChanged { rebuildIndex() }
+    }
+
+    func rebuildIndex() {
+        residentIndex = [:]
+        residentIndex.reserveCapacity(state.residentCredentials.count)
+        for (position, credential) in state.residentCredentials.enumerated() {
+            residentIndex[credential.id] = position
+        }
+    }
+
+    // MARK: - Randomness
+
+    /// A fresh P-256 key drawn from `randomBytes` (retrying the negligible out-of-range case).
+    func newPrivateKey() -> P256PrivateKey {
+        while true {
+            if let key = try? P256PrivateKey(rawScalar: randomBytes(32)) { return key }
+        }
+    }
+
+    static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,63 @@
+/// The two Arculus models in the FIDO metadata (see README, "Card profiles", for which values are
+/// published facts and which are assumptions). `Fixtures/profiles/*.json` are these same values as
+/// files; a test keeps the two identical.
+extension CardProfile {
+    /// "Arculus FIDO 2.1 Key Card [P71]": CTAP 2.1, PIN/UV auth protocols 2 and 1, credential management.
+    public static let arculusFIDO21 = CardProfile(
+        name: "arculus-fido21",
+        description: "Arculus FIDO 2.1 Key Card [P71] (emulated)",
+        aaguid: "3f59672f-20aa-4afe-b6f4-7e5e916b6d98",
+        versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1"],
+        extensions: ["credProtect", "hmac-secret"],
+        pinUvAuthProtocols: [2, 1],
+        credentialManagement: true,
+        pinUvAuthToken: true,
+        makeCredUvNotRqd: true,
+        maxMsgSize: 2048,
+        maxCredentialCountInList: 8,
+        maxCredentialIdLength: 128,
+        transports: ["nfc"],
+        algorithms: [-7],
+        firmwareVersion: 0x0201,
+        minPINLength: 4,
+        residentKeyCapacity: 50,
+        resetWindowSeconds: 10,
+        selectResponse: "FIDO_2_0",
+        atr: "3B8A8001417263756C7573456D7519",
+        attestation: .packed
+    )
+
+    /// "Arculus FIDO2/U2F Key Card": CTAP 2.0 with U2F, PIN/UV auth protocol 1 only.
+    public static let arculusFIDO2 = CardProfile(
+        name: "arculus-fido2",
+        description: "Arculus FIDO2/U2F Key Card (emulated)",
+        aaguid: "9d3df6ba-282f-11ed-a261-0242ac120002",
+        versions: ["U2F_V2", "FIDO_2_0"],
+        extensions: ["credProtect", "hmac-secret"],
+        pinUvAuthProtocols: [1],
+        credentialManagement: false,
+        pinUvAuthToken: false,
+        makeCredUvNotRqd: false,
+        maxMsgSize: 1200,
+        maxCredentialCountInList: 8,
+        maxCredentialIdLength: 128,
+        transports: ["nfc"],
+        algorithms: [-7],
+        firmwareVersion: 0x0105,
+        minPINLength: 4,
+        residentKeyCapacity: 25,
+        resetWindowSeconds: 10,
+        selectResponse: "FIDO_2_0",
+        atr: "3B8A8001417263756C7573456D7519",
+        attestation: .packed
+    )
+
+    /// The profiles compiled in, the default first.
+    public static let builtIn: [CardProfile] = [arculusFIDO21, arculusFIDO2]
+
+    /// The FIDO 2.1 card.
+    public static let `default` = arculusFIDO21
+
+    /// Names accepted by `named(_:)` without a path.
+    public static var builtInNames: [String] { builtIn.map(\.name) }
+}

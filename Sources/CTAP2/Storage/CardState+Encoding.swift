@@ -1,0 +1,96 @@
+import CBOR
+import Foundation
+
+/// The card state as CBOR, the payload of a card image. Text keys so that a dump stays readable;
+/// unknown keys are ignored so that later versions can add fields.
+extension CardState {
+    func encoded() -> [UInt8] {
+        var map: CBORMap = [:]
+        map["profile"] = .bytes(Array(profile.jsonData()))
+        map["masterSecret"] = .bytes(masterSecret)
+        map["pinHash"] = pinHash.map { .bytes($0) } ?? .null
+        map["pinCodePoints"] = .int(pinCodePoints)
+        map["pinRetries"] = .int(pinRetries)
+        map["signatureCounter"] = .unsigned(UInt64(signatureCounter))
+        map["nextCredentialSerial"] = .unsigned(nextCredentialSerial)
+        map["residentCredentials"] = .array(residentCredentials.map { $0.encoded() })
+        return CBOREncoder.encode(.map(map))
+    }
+
+    init(decoding bytes: ArraySlice<UInt8>) throws(CardImageError.Reason) {
+        let value: CBORValue
+        do {
+            value = try CBORDecoder.decode(bytes)
+        } catch {
+            throw .malformed("payload is not CBOR: \(error)")
+        }
+        guard let map = value.mapValue else { throw .malformed("payload is not a map") }
+        func field(_ name: String) throws(CardImageError.Reason) -> CBORValue {
+            guard let value = map[text: name] else { throw .malformed("missing \(name)") }
+            return value
+        }
+        guard let profileJSON = try field("profile").bytesValue,
+              let profile = try? JSONDecoder().decode(CardProfile.self, from: Data(profileJSON)) else {
+            throw .malformed("profile is not a card profile")
+        }
+        guard let masterSecret = try field("masterSecret").bytesValue, masterSecret.count == 32 else {
+            throw .malformed("masterSecret is not 32 bytes")
+        }
+        self.init(profile: profile, masterSecret: masterSecret)
+        switch try field("pinHash") {
+        case .null: pinHash = nil
+        case .bytes(let hash) where hash.count == 16: pinHash = hash
+        default: throw .malformed("pinHash is not 16 bytes or null")
+        }
+        guard let codePoints = try field("pinCodePoints").intValue,
+              let retries = try field("pinRetries").intValue, (0...Self.maximumPINRetries).contains(retries),
+              let counter = try field("signatureCounter").uint64Value, counter <= UInt64(UInt32.max),
+              let serial = try field("nextCredentialSerial").uint64Value,
+              let credentials = try field("residentCredentials").arrayValue else {
+            throw .malformed("PIN state, counter or credential list has the wrong type")
+        }
+        pinCodePoints = codePoints
+        pinRetries = retries
+        signatureCounter = UInt32(counter)
+        nextCredentialSerial = serial
+        residentCredentials = []
+        residentCredentials.reserveCapacity(credentials.count)
+        for credential in credentials {
+            residentCredentials.append(try ResidentCredential(decoding: credential))
+        }
+    }
+}
+
+extension ResidentCredential {
+    func encoded() -> CBORValue {
+        var map: CBORMap = [:]
+        map["id"] = .bytes(id)
+        map["rpId"] = .text(rpId)
+        if let rpName { map["rpName"] = .text(rpName) }
+        map["userId"] = .bytes(userId)
+        if let userName { map["userName"] = .text(userName) }
+        if let userDisplayName { map["userDisplayName"] = .text(userDisplayName) }
+        map["privateKey"] = .bytes(privateKey)
+        map["credProtect"] = .int(Int(credProtect))
+        map["hmacSecret"] = .bool(hmacSecret)
+        map["serial"] = .unsigned(serial)
+        return .map(map)
+    }
+
+    init(decoding value: CBORValue) throws(CardImageError.Reason) {
+        guard let map = value.mapValue,
+              let id = map[text: "id"]?.bytesValue,
+              let rpId = map[text: "rpId"]?.textValue,
+              let userId = map[text: "userId"]?.bytesValue,
+              let privateKey = map[text: "privateKey"]?.bytesValue, privateKey.count == 32,
+              let credProtect = map[text: "credProtect"]?.intValue, (1...3).contains(credProtect),
+              let hmacSecret = map[text: "hmacSecret"]?.boolValue,
+              let serial = map[text: "serial"]?.uint64Value else {
+            throw .malformed("a resident credential is incomplete")
+        }
+        self.init(id: id, rpId: rpId, rpName: map[text: "rpName"]?.textValue, userId: userId,
+                  userName: map[text: "userName"]?.textValue,
+                  userDisplayName: map[text: "userDisplayName"]?.textValue,
+                  privateKey: privateKey, credProtect: UInt8(credProtect), hmacSecret: hmacSecret, serial: serial)
+    }
+}

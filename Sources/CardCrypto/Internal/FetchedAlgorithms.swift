@@ -1,0 +1,16 @@
+internal import COpenSSL
+
+/// The algorithm implementations CardCrypto uses, each fetched from OpenSSL's
+/// default provider once (lazily, thread-safely) instead of on every call.
+enum FetchedAlgorithms {
+    /// SHA-256 (`EVP_MD`).
+    static let sha256 = FetchedAlgorithm(EVP_MD_fetch(nil, "SHA256", nil), name: "SHA256", release: { EVP_MD_free($0) })
+    /// SHA-1 (`EVP_MD`), only for X.509 key identifiers (RFC 5280 §4.2.1.2 method 1).
+    static let sha1 = FetchedAlgorithm(EVP_MD_fetch(nil, "SHA1", nil), name: "SHA1", release: { EVP_MD_free($0) })
+    /// HMAC (`EVP_MAC`).
+    static let hmac = FetchedAlgorithm(EVP_MAC_fetch(nil, "HMAC", nil), name: "HMAC", release: { EVP_MAC_free($0) })
+    /// HKDF (`EVP_KDF`).
+    static let hkdf = FetchedAlgorithm(EVP_KDF_fetch(nil, "HKDF", nil), name: "HKDF", release: { EVP_KDF_free($0) })
+    /// AES-256 in CBC mode (`EVP_CIPHER`).
+    static let aes256CBC = FetchedAlgorithm(EVP_CIPHER_fetch(nil, "AES-256-CBC", nil), name: "AES-256-CBC", release: { EVP_CIPHER_free($0) })
+}

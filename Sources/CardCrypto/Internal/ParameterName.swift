@@ -1,0 +1,42 @@
+/// `OSSL_PARAM` keys and fixed string values as static C strings.
+///
+/// An `OSSL_PARAM` (and an `OSSL_PARAM_BLD`) stores its key pointer without
+/// copying it, so the key must outlive the array. The `core_names.h` macros are
+/// imported into Swift as `String`, whose bridged C pointer only lives for one
+/// call; string literals used as `StaticString` are instead null-terminated
+/// constants for the whole program run. Each comment names the OpenSSL macro
+/// with the same spelling.
+enum ParameterName {
+    /// `OSSL_ALG_PARAM_DIGEST` (`OSSL_MAC_PARAM_DIGEST`, `OSSL_KDF_PARAM_DIGEST`).
+    static let digest: StaticString = "digest"
+    /// `OSSL_KDF_PARAM_KEY`.
+    static let key: StaticString = "key"
+    /// `OSSL_KDF_PARAM_SALT`.
+    static let salt: StaticString = "salt"
+    /// `OSSL_KDF_PARAM_INFO`.
+    static let info: StaticString = "info"
+    /// `OSSL_PKEY_PARAM_GROUP_NAME`.
+    static let group: StaticString = "group"
+    /// `OSSL_PKEY_PARAM_PRIV_KEY`.
+    static let privateKey: StaticString = "priv"
+    /// `OSSL_PKEY_PARAM_PUB_KEY`.
+    static let publicKey: StaticString = "pub"
+    /// The SHA-256 digest name value.
+    static let sha256: StaticString = "SHA256"
+    /// The P-256 group name value (OpenSSL's canonical name for secp256r1).
+    static let prime256v1: StaticString = "prime256v1"
+}
+
+extension StaticString {
+    /// The literal as a C string (string literals are always null-terminated).
+    var cString: UnsafePointer<CChar> {
+        precondition(hasPointerRepresentation, "C strings need a pointer-backed StaticString")
+        return UnsafeRawPointer(utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
+    /// The literal as the mutable `char *` some `OSSL_PARAM_construct_*` functions
+    /// declare; OpenSSL only reads input parameters, so it is never written.
+    var mutableCString: UnsafeMutablePointer<CChar> {
+        UnsafeMutablePointer(mutating: cString)
+    }
+}

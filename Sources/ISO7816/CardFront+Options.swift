@@ -1,0 +1,19 @@
+extension CardFront {
+    /// Behaviour switches of the card front that real cards differ in.
+    public struct Options: Hashable, Sendable {
+        /// When true, an NFCCTAP_MSG with P1 `80` (client supports NFCCTAP_GETRESPONSE) is
+        /// first answered `9100` ("still processing") and the result is fetched with
+        /// NFCCTAP_GETRESPONSE, so the client's polling and cancel paths run. With P1 `00`
+        /// the message is always answered directly.
+        public var busyFirst: Bool
+        /// With ``busyFirst``: how many NFCCTAP_GETRESPONSE polls are answered `9100` before
+        /// the one that carries the result.
+        public var busyPolls: Int
+
+        /// Options of a card that answers every command at once.
+        public init(busyFirst: Bool = false, busyPolls: Int = 1) {
+            self.busyFirst = busyFirst
+            self.busyPolls = max(0, busyPolls)
+        }
+    }
+}

@@ -1,0 +1,240 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// The card side of PC/SC through vsmartcard's vpcd driver: connects to the driver as a TCP
+/// client and serves its messages from a ``ReaderCard``.
+///
+/// A connected socket is a card on the reader; closing it is taking the card away, and
+/// connecting again is tapping it (applications see exactly that). The bridge:
+/// - answers control messages `00` power off, `01` power on, `02` reset and `04` get ATR,
+///   and every longer message (a command APDU) with the card's response;
+/// - reconnects by itself when the connection drops or the driver is not (yet) there,
+///   retrying every ``Options/retryInterval``;
+/// - calls ``ReaderCard/powerOff()`` whenever the connection ends (the card left the field).
+///
+/// **The one-byte hole.** vpcd sends a one-byte APDU as a one-byte message, which is how
+/// its control codes travel. A byte other than `00`/`01`/`02`/`04` can only be an APDU,
+/// and the bridge answers it `6700` (wrong length). But `00`, `01` and `02` are taken for
+/// power off/on/reset, which get no answer, while the driver may be waiting for one: then
+/// that reader (and pcscd's reader list with it) hangs until pcscd restarts. Its signature is
+/// silence: normally vpcd polls get-ATR about every 0.4 s, but while it waits for an answer
+/// it sends nothing. So when a `00`/`01`/`02` is followed by no message at all for
+/// ``Options/silenceGuard`` (2 s), the bridge assumes it was such an APDU and drops and
+/// re-opens the connection. vpcd's wait then fails, the application sees the card removed
+/// and tapped again, and the reader works again. A genuine control code costs nothing: the
+/// next get-ATR poll arrives well within the guard time.
+///
+/// Threading: ``run()`` blocks the calling thread (or ``start()`` runs it on a thread of its
+/// own); the card and the trace hook are called only from that thread. ``stop()`` and
+/// ``removeAndTap(after:)`` may be called from any thread, even a signal handler: they store
+/// into atomics and write one byte to a pipe.
+public final class VPCDBridge: @unchecked Sendable {
+    // Sendability: `card` and `trace` are used only on the bridge thread; the state other
+    // threads touch is atomic (`stopRequested`, `tapDelayMilliseconds`) or the wake pipe.
+
+    /// The driver endpoint this bridge connects to.
+    public let endpoint: VPCDEndpoint
+    /// The bridge's timings.
+    public let options: Options
+
+    private let card: any ReaderCard
+    private let trace: (@Sendable (Event) -> Void)?
+    private let wake = WakePipe()
+    private let stopRequested = Atomic<Bool>(false)
+    /// A pending removeAndTap: the delay in milliseconds, or -1 for none.
+    private let tapDelayMilliseconds = Atomic<Int64>(-1)
+    private let isRunning = Atomic<Bool>(false)
+    private var thread: pthread_t?
+
+    /// A bridge serving `card` to the driver at `endpoint`.
+    ///
+    /// - Parameter trace: called on the bridge thread for every ``Event``.
+    public init(card: any ReaderCard, endpoint: VPCDEndpoint = .default, options: Options = .init(),
+                trace: (@Sendable (Event) -> Void)? = nil) {
+        self.card = card
+        self.endpoint = endpoint
+        self.options = options
+        self.trace = trace
+    }
+
+    // MARK: - Control from other threads
+
+    /// Ends the bridge: the connection is closed (the card leaves the reader) and ``run()``
+    /// returns. Async-signal-safe and idempotent.
+    public func stop() {
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        wake.signal()
+    }
+
+    /// Takes the card off the reader and taps it again after `delay`: the connection is closed
+    /// (applications see the card removed; it is powered off) and re-opened. Async-signal-safe.
+    public func removeAndTap(after delay: Duration = .seconds(1)) {
+        tapDelayMilliseconds.store(max(0, VPCDConnection.milliseconds(delay)), ordering: .sequentiallyConsistent)
+        wake.signal()
+    }
+
+    /// Runs ``run()`` on a new thread. Use ``stop()`` then ``wait()`` to end it.
+    public func start() {
+        guard thread == nil else { return }
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var id = pthread_t()
+        let created = pthread_create(&id, nil, { raw in
+            #if canImport(Glibc)
+            let bridge = Unmanaged<VPCDBridge>.fromOpaque(raw!).takeRetainedValue()
+            #else
+            let bridge = Unmanaged<VPCDBridge>.fromOpaque(raw).takeRetainedValue()
+            #endif
+            bridge.run()
+            return nil
+        }, box)
+        if created == 0 {
+            thread = id
+        } else {
+            Unmanaged<VPCDBridge>.fromOpaque(box).release()
+        }
+    }
+
+    /// Waits for the thread ``start()`` made to end (after ``stop()``).
+    public func wait() {
+        guard let id = thread else { return }
+        thread = nil
+        pthread_join(id, nil)
+    }
+
+    // MARK: - The bridge loop
+
+    /// Connects and serves until ``stop()``. Blocks the calling thread.
+    public func run() {
+        guard !isRunning.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        defer { isRunning.store(false, ordering: .sequentiallyConsistent) }
+        var waitingSince: String?
+        while !stopRequested.load(ordering: .sequentiallyConsistent) {
+            // A removeAndTap while off the reader has nothing to remove.
+            tapDelayMilliseconds.store(-1, ordering: .sequentiallyConsistent)
+            let connection: VPCDConnection
+            do {
+                connection = try VPCDConnection.open(to: endpoint, timeout: options.connectTimeout, wake: wake)
+            } catch {
+                if case .woken = error { continue }
+                let reason = error.description
+                if waitingSince != reason {
+                    waitingSince = reason
+                    trace?(.waitingForDriver(endpoint, reason: reason))
+                }
+                sleep(options.retryInterval)
+                continue
+            }
+            waitingSince = nil
+            trace?(.connected(endpoint))
+            let reason = serve(connection)
+            connection.close()
+            card.powerOff()
+            trace?(.disconnected(reason))
+            if case .removeAndTap(let delay) = reason {
+                sleep(delay)
+            }
+        }
+        trace?(.stopped)
+    }
+
+    /// Sleeps for `duration` unless ``stop()`` comes first.
+    private func sleep(_ duration: Duration) {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: duration)
+        var fds = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
+        while !stopRequested.load(ordering: .sequentiallyConsistent) {
+            let left = clock.now.duration(to: deadline)
+            if left <= .zero { return }
+            _ = poll(&fds, 1, Int32(clamping: VPCDConnection.milliseconds(left) + 1))
+            if fds[0].revents != 0 { wake.drain() }
+        }
+    }
+
+    /// Serves one connection until it ends; returns why.
+    private func serve(_ connection: VPCDConnection) -> DisconnectReason {
+        let clock = ContinuousClock()
+        // Set after a power off/on/reset; cleared by the next message of any kind.
+        var silenceDeadline: ContinuousClock.Instant?
+        var lastControl: UInt8 = 0
+        while true {
+            if stopRequested.load(ordering: .sequentiallyConsistent) { return .stopped }
+            let tap = tapDelayMilliseconds.exchange(-1, ordering: .sequentiallyConsistent)
+            if tap >= 0 { return .removeAndTap(after: .milliseconds(tap)) }
+
+            switch connection.waitForInput(timeout: silenceDeadline.map { clock.now.duration(to: $0) }, wake: wake) {
+            case .woken:
+                continue
+            case .timedOut:
+                if let deadline = silenceDeadline, clock.now >= deadline {
+                    return .silenceAfterControl(lastControl)
+                }
+                continue
+            case .readable:
+                break
+            }
+
+            let message: [UInt8]?
+            do {
+                message = try VPCDFraming.readMessage { count in
+                    try connection.receive(maxCount: count, wake: wake) {
+                        stopRequested.load(ordering: .sequentiallyConsistent)
+                    }
+                }
+            } catch VPCDConnection.Failure.woken {
+                return .stopped
+            } catch {
+                return .failed(String(describing: error))
+            }
+            guard let message else { return .driverClosed }
+            silenceDeadline = nil
+
+            let answer: [UInt8]?
+            if message.count == 1, let control = VPCDFraming.Control(rawValue: message[0]) {
+                switch control {
+                case .powerOff:
+                    card.powerOff()
+                    trace?(.powerOff)
+                    answer = nil
+                case .powerOn:
+                    card.powerOn()
+                    trace?(.powerOn)
+                    answer = nil
+                case .reset:
+                    card.reset()
+                    trace?(.reset)
+                    answer = nil
+                case .getATR:
+                    let atr = card.atr
+                    trace?(.atr(atr))
+                    answer = atr
+                }
+                if control != .getATR {
+                    lastControl = control.rawValue
+                    silenceDeadline = clock.now.advanced(by: options.silenceGuard)
+                }
+            } else {
+                let start = clock.now
+                // A one-byte message that is no control code is a one-byte APDU: no APDU is
+                // that short (ISO 7816-4 needs a 4-byte header), so it gets "wrong length".
+                var response = message.count <= 1 ? [0x67, 0x00] : card.transmit(message)
+                if response.count > VPCDFraming.maximumPayload || response.count < 2 {
+                    response = [0x6F, 0x00]
+                }
+                trace?(.exchange(command: message, response: response, elapsed: start.duration(to: clock.now)))
+                answer = response
+            }
+
+            if let answer {
+                do {
+                    try connection.send(VPCDFraming.frame(answer))
+                } catch {
+                    return .failed(String(describing: error))
+                }
+            }
+        }
+    }
+}

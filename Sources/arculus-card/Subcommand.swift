@@ -1,0 +1,28 @@
+/// One subcommand of `arculus-card`, e.g. `serve`.
+protocol Subcommand {
+    /// The word that selects it: `arculus-card <name> ...`.
+    static var name: String { get }
+    /// One line for the tool's overview.
+    static var summary: String { get }
+    /// The whole `--help` text.
+    static var help: String { get }
+    /// Runs with the arguments after the subcommand's name; returns the exit status.
+    /// `--help` has been handled already. Throw ``UsageError`` for a bad command line.
+    static func run(_ arguments: [String]) throws -> Int32
+}
+
+/// A command line that cannot be run; the message says what is wrong.
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// Exit statuses (sysexits.h).
+enum ExitStatus {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 64
+}

@@ -1,0 +1,84 @@
+/// The table of subcommands and the dispatcher over it.
+enum Subcommands {
+    /// Every subcommand, in the order the overview lists them. Add new ones here.
+    static let all: [any Subcommand.Type] = [
+        ServeCommand.self,
+    ]
+
+    static var overview: String {
+        let width = all.map(\.name.count).max() ?? 0
+        let list = all.map { "  \($0.name.padding(width))  \($0.summary)" }.joined(separator: "\n")
+        return """
+        arculus-card: an emulated Arculus FIDO2 (CTAP2) NFC card.
+
+        The card speaks ISO 7816 / NFC (SELECT, chaining, GET RESPONSE, NFCCTAP, U2F) and
+        CTAP 2.1 behind it, keeps its memory in a card image file, and can sit on a PC/SC
+        virtual reader so that PC/SC applications (python-fido2, opensc-tool, the vendor's
+        desktop SDK) use it like a real card on an NFC reader.
+
+        USAGE: arculus-card <subcommand> [options]
+
+        SUBCOMMANDS:
+        \(list)
+          \("help".padding(width))  Show the help of a subcommand: arculus-card help <subcommand>
+
+        Run 'arculus-card <subcommand> --help' for a subcommand's options.
+        """
+    }
+
+    /// Runs the command line; returns the exit status.
+    static func dispatch(_ arguments: [String]) -> Int32 {
+        guard let first = arguments.first else {
+            Console.error(overview)
+            return ExitStatus.usage
+        }
+        switch first {
+        case "-h", "--help":
+            Console.output(overview)
+            return ExitStatus.success
+        case "help":
+            guard arguments.count > 1 else {
+                Console.output(overview)
+                return ExitStatus.success
+            }
+            guard let command = find(arguments[1]) else { return unknown(arguments[1]) }
+            Console.output(command.help)
+            return ExitStatus.success
+        default:
+            break
+        }
+        guard let command = find(first) else { return unknown(first) }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            Console.output(command.help)
+            return ExitStatus.success
+        }
+        do {
+            return try command.run(rest)
+        } catch let error as UsageError {
+            Console.error("arculus-card \(command.name): \(error)")
+            Console.error("Run 'arculus-card \(command.name) --help' for its options.")
+            return ExitStatus.usage
+        } catch {
+            Console.error("arculus-card \(command.name): \(error)")
+            return ExitStatus.failure
+        }
+    }
+
+    private static func find(_ name: String) -> (any Subcommand.Type)? {
+        all.first { $0.name == name }
+    }
+
+    private static func unknown(_ name: String) -> Int32 {
+        Console.error("arculus-card: unknown subcommand '\(name)'. Known: \(all.map(\.name).joined(separator: ", ")).")
+        Console.error("Run 'arculus-card --help' for an overview.")
+        return ExitStatus.usage
+    }
+}
+
+extension String {
+    /// The string padded with spaces to `width` characters.
+    func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

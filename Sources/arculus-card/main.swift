@@ -1,0 +1,14 @@
+// arculus-card: the command-line tool. This file only dispatches; each subcommand lives in
+// its own file (`ServeCommand.swift`, ...) as a type conforming to `Subcommand`. To add one,
+// write its file and list its type in `Subcommands.all`.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Line-buffered stdout, so "card present" reaches a pipe (a test harness) at once.
+setvbuf(stdout, nil, _IOLBF, 0)
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+exit(Subcommands.dispatch(arguments))

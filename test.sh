@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up what is missing and runs every test: the Swift unit tests, then the interop tests in
+# which python-fido2 and opensc-tool reach the emulated card through real pcscd + vpcd.
+set -euo pipefail
+cd "$(dirname "$0")"
+./setup.sh --tests
+swift build --build-tests
+swift test --skip-build
+ARCULUS_CARD="$(swift build --show-bin-path)/arculus-card" python3 -m pytest -v Tests/Interop
