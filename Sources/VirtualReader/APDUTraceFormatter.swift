@@ -31,6 +31,15 @@ public struct APDUTraceFormatter: Sendable {
         self.maximumBytes = maximumBytes
     }
 
+    /// Forgets collected pieces: call it when the card is powered off or leaves the reader,
+    /// since the card forgets them too.
+    public mutating func reset() {
+        chain = nil
+        responseContext = nil
+        responseData = []
+        ctapCommand = nil
+    }
+
     /// The lines for one command/response exchange.
     public mutating func lines(command bytes: [UInt8], response responseBytes: [UInt8], elapsed: Duration? = nil) -> [String] {
         var lines: [String] = []

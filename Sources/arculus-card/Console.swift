@@ -4,16 +4,30 @@ import Glibc
 import Darwin
 #endif
 
-/// Writing lines to stdout and stderr, flushed at once (the tool's output is read by
-/// scripts and test harnesses while it runs).
+/// Writing lines to stdout and stderr. Straight `write(2)` calls: nothing is buffered, so a
+/// script or test harness reading the tool's output sees each line as it happens.
 enum Console {
     static func output(_ text: String) {
-        fputs(text.hasSuffix("\n") ? text : text + "\n", stdout)
-        fflush(stdout)
+        write(text, to: STDOUT_FILENO)
     }
 
     static func error(_ text: String) {
-        fputs(text.hasSuffix("\n") ? text : text + "\n", stderr)
-        fflush(stderr)
+        write(text, to: STDERR_FILENO)
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)[...]
+        while !bytes.isEmpty {
+            let count = bytes.withUnsafeBytes { raw in
+                #if canImport(Glibc)
+                Glibc.write(descriptor, raw.baseAddress, raw.count)
+                #else
+                Darwin.write(descriptor, raw.baseAddress, raw.count)
+                #endif
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            bytes = bytes.dropFirst(count)
+        }
     }
 }

@@ -1,5 +1,5 @@
 /// One subcommand of `arculus-card`, e.g. `serve`.
-protocol Subcommand {
+protocol Subcommand: Sendable {
     /// The word that selects it: `arculus-card <name> ...`.
     static var name: String { get }
     /// One line for the tool's overview.

@@ -3,10 +3,12 @@ enum Subcommands {
     /// Every subcommand, in the order the overview lists them. Add new ones here.
     static let all: [any Subcommand.Type] = [
         ServeCommand.self,
+        ProfileCommand.self,
+        AttestationCommand.self,
     ]
 
     static var overview: String {
-        let width = all.map(\.name.count).max() ?? 0
+        let width = all.map { $0.name.count }.max() ?? 0
         let list = all.map { "  \($0.name.padding(width))  \($0.summary)" }.joined(separator: "\n")
         return """
         arculus-card: an emulated Arculus FIDO2 (CTAP2) NFC card.
@@ -70,7 +72,7 @@ enum Subcommands {
     }
 
     private static func unknown(_ name: String) -> Int32 {
-        Console.error("arculus-card: unknown subcommand '\(name)'. Known: \(all.map(\.name).joined(separator: ", ")).")
+        Console.error("arculus-card: unknown subcommand '\(name)'. Known: \(all.map { $0.name }.joined(separator: ", ")).")
         Console.error("Run 'arculus-card --help' for an overview.")
         return ExitStatus.usage
     }

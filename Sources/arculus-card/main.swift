@@ -7,8 +7,4 @@ import Glibc
 import Darwin
 #endif
 
-// Line-buffered stdout, so "card present" reaches a pipe (a test harness) at once.
-setvbuf(stdout, nil, _IOLBF, 0)
-
-let arguments = Array(CommandLine.arguments.dropFirst())
-exit(Subcommands.dispatch(arguments))
+exit(Subcommands.dispatch(Array(CommandLine.arguments.dropFirst())))

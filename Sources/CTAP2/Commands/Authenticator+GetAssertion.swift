@@ -83,8 +83,12 @@ extension Authenticator {
             hmacSecret = try decodeHMACSecret(input)
         }
 
-        if userPresent { guard userPresence() else { throw .operationDenied } }
-        if pinUvAuthParam != nil { consumeTokenPermissions() }
+        if userPresent {
+            guard userPresence() else { throw .operationDenied }
+            // Only an assertion with user presence uses up the token (CTAP 2.1 §6.2.2 step 9);
+            // platforms pre-flight allow lists with up=false and the same token.
+            if pinUvAuthParam != nil { consumeTokenPermissions() }
+        }
 
         let request = AssertionRequest(rpIdHash: rpIdHash, clientDataHash: clientDataHash, userPresent: userPresent,
                                        userVerified: userVerified, hmacSecret: hmacSecret)

@@ -1,0 +1,49 @@
+import ArculusCard
+import Foundation
+
+/// `arculus-card attestation`: print the emulator's root certificate, or regenerate the material.
+struct AttestationCommand: Subcommand {
+    static let name = "attestation"
+    static let summary = "Print the emulator's attestation root, or regenerate the attestation material"
+    static let help = """
+    USAGE: arculus-card attestation root
+           arculus-card attestation generate --fixtures DIR --swift-source FILE
+
+    'root' prints the PEM of the emulator's own root CA, the certificate a verifier (a FIDO2
+    server under test) trusts to accept emulated cards. It is NOT a vendor CA.
+
+    'generate' makes a new root CA, batch key and one batch certificate per built-in profile and
+    writes them to DIR (emulator-root-ca.pem, emulator-root-ca.key.pem, emulator-batch.key.pem,
+    emulator-batch-<profile>.pem) and as Swift source to FILE (normally
+    Sources/CTAP2/Attestation/EmulatorAttestationMaterial.swift), which is compiled in. Only
+    needed to rotate the committed material; every verifier trusting the old root must follow.
+    """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let options = try CommandLineOptions(arguments, valued: ["--fixtures", "--swift-source"], flags: [])
+        switch options.positionals {
+        case ["root"]:
+            let identity = try AttestationIdentity.emulator(for: .default)
+            Console.output(identity.rootCertificate.pem)
+            return ExitStatus.success
+        case ["generate"]:
+            guard let directory = options.value("--fixtures"), let source = options.value("--swift-source") else {
+                throw UsageError("generate needs --fixtures DIR and --swift-source FILE")
+            }
+            let material = try AttestationIdentity.generateMaterial(for: CardProfile.builtIn)
+            let files: [(String, String)] = [
+                ("emulator-root-ca.pem", material.rootCertificatePEM),
+                ("emulator-root-ca.key.pem", material.rootPrivateKeyPEM),
+                ("emulator-batch.key.pem", material.batchPrivateKeyPEM),
+            ] + zip(CardProfile.builtIn, material.batchCertificatePEMs).map { ("emulator-batch-\($0.name).pem", $1) }
+            for (name, pem) in files {
+                try pem.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+            }
+            try material.swiftSource.write(toFile: source, atomically: true, encoding: .utf8)
+            Console.output("wrote \(files.count) PEM files to \(directory) and \(source); rebuild to compile them in")
+            return ExitStatus.success
+        default:
+            throw UsageError("expected 'root' or 'generate'")
+        }
+    }
+}

@@ -1,0 +1,229 @@
+"""Interop tests: python-fido2 (and opensc-tool) talk to `arculus-card serve` through the real
+pcscd + vsmartcard vpcd stack, exactly as they would talk to a card on an NFC reader.
+
+Nothing is built here. The binary comes from $ARCULUS_CARD (default .build/debug/arculus-card
+in the repository). Each test gets a card of its own: a fresh card image in a temporary
+folder, served on vpcd slot $ARCULUS_SLOT (default 1, reader "Virtual PCD 00 01", so a card
+a developer keeps on slot 0 is left alone).
+
+When pcscd cannot be reached the tests skip on a developer machine, and FAIL in CI
+(CI=true): a CI run that silently skipped its interop tests would prove nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+VPCD_BASE_PORT = 35963
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def _unavailable(message: str):
+    if IN_CI:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def _binary() -> Path:
+    path = Path(os.environ.get("ARCULUS_CARD", REPO / ".build" / "debug" / "arculus-card"))
+    if not path.is_absolute():
+        path = REPO / path
+    return path
+
+
+def _slot() -> int:
+    return int(os.environ.get("ARCULUS_SLOT", "1"))
+
+
+def reader_name(slot: int) -> str:
+    return f"Virtual PCD 00 {slot:02X}"
+
+
+def _readers() -> list[str]:
+    from smartcard.System import readers
+
+    try:
+        return [str(r) for r in readers()]
+    except Exception:  # noqa: BLE001 - any PC/SC failure means "not reachable"
+        return []
+
+
+@pytest.fixture(scope="session")
+def pcsc_reader() -> str:
+    """The vpcd reader name, after checking that pcscd answers and lists it.
+
+    If pcscd is not running and we are root, it is started once (it daemonizes and stays).
+    """
+    name = reader_name(_slot())
+    if name not in _readers() and shutil.which("pcscd") and os.geteuid() == 0:
+        if subprocess.run(["pidof", "pcscd"], capture_output=True).returncode != 0:
+            subprocess.run(["pcscd"], check=False)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and name not in _readers():
+                time.sleep(0.2)
+    if name not in _readers():
+        _unavailable(
+            f"pcscd is not reachable or has no reader {name!r} "
+            "(install pcscd + vsmartcard-vpcd and start pcscd)"
+        )
+    return name
+
+
+class ServedCard:
+    """One `arculus-card serve` process and ways to reach its card."""
+
+    def __init__(self, binary: Path, slot: int, image: Path, extra: list[str], log_dir: Path):
+        self.slot = slot
+        self.reader = reader_name(slot)
+        self.image = image
+        self.stderr_path = log_dir / "serve.stderr"
+        self._present = 0
+        self._present_lock = threading.Condition()
+        self.process = subprocess.Popen(
+            [str(binary), "serve", "--card", str(image), "--slot", str(slot), "--tap-delay", "0.5", *extra],
+            stdout=subprocess.PIPE,
+            stderr=open(self.stderr_path, "wb"),
+            text=True,
+        )
+        self._reader_thread = threading.Thread(target=self._read_stdout, daemon=True)
+        self._reader_thread.start()
+
+    def _read_stdout(self):
+        for line in self.process.stdout:
+            if line.startswith("card present on"):
+                with self._present_lock:
+                    self._present += 1
+                    self._present_lock.notify_all()
+
+    def stderr(self) -> str:
+        try:
+            return self.stderr_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def wait_present(self, count: int, timeout: float = 10.0):
+        with self._present_lock:
+            if not self._present_lock.wait_for(lambda: self._present >= count, timeout):
+                raise AssertionError(
+                    f"card never reported present (#{count}); serve stderr:\n{self.stderr()}"
+                )
+
+    def device(self, timeout: float = 10.0):
+        """A fresh CtapPcscDevice connected to the card (SELECT + getInfo done)."""
+        from fido2.pcsc import CtapPcscDevice
+
+        deadline = time.monotonic() + timeout
+        while True:
+            device = next(CtapPcscDevice.list_devices(self.reader), None)
+            if device is not None:
+                return device
+            if self.process.poll() is not None:
+                raise AssertionError(f"arculus-card serve exited early:\n{self.stderr()}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"python-fido2 never found the card in {self.reader}:\n{self.stderr()}")
+            time.sleep(0.1)
+
+    def retap(self):
+        """SIGUSR1: the card is taken off the reader and tapped again (power cycle)."""
+        with self._present_lock:
+            before = self._present
+        self.process.send_signal(signal.SIGUSR1)
+        self.wait_present(before + 1)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._reader_thread.join(timeout=2)
+        return self.process.returncode
+
+
+def _wait_reader_empty(reader: str, timeout: float = 5.0):
+    """Until pcscd has seen the card go, so the next test's card is a new insertion."""
+    from smartcard.System import readers
+    from smartcard.Exceptions import CardConnectionException, NoCardException
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        matching = [r for r in readers() if str(r) == reader]
+        if not matching:
+            return
+        connection = matching[0].createConnection()
+        try:
+            connection.connect()
+            connection.disconnect()
+        except (NoCardException, CardConnectionException):
+            return
+        time.sleep(0.2)
+
+
+def _serve(pcsc_reader, tmp_path, extra):
+    binary = _binary()
+    if not binary.exists():
+        _unavailable(f"no arculus-card binary at {binary} (build it, or set ARCULUS_CARD)")
+    served = ServedCard(binary, _slot(), tmp_path / "card.image", extra, tmp_path)
+    try:
+        served.wait_present(1)
+        yield served
+    finally:
+        status = served.stop()
+        _wait_reader_empty(served.reader)
+    assert status == 0, f"arculus-card serve exited with {status}:\n{served.stderr()}"
+
+
+@pytest.fixture
+def card(pcsc_reader, tmp_path):
+    """A fresh card (new image file) on the vpcd reader, for one test."""
+    yield from _serve(pcsc_reader, tmp_path, [])
+
+
+@pytest.fixture
+def busy_card(pcsc_reader, tmp_path):
+    """A fresh card that answers NFCCTAP_MSG with 9100 first (--busy-first)."""
+    yield from _serve(pcsc_reader, tmp_path, ["--busy-first"])
+
+
+class TrafficLog(logging.Handler):
+    """Collects python-fido2's APDU traffic log lines (fido2.pcsc at LOG_LEVEL_TRAFFIC)."""
+
+    def __init__(self):
+        super().__init__(level=1)
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+    def sent(self) -> list[str]:
+        return [line[len("SEND: "):] for line in self.lines if line.startswith("SEND: ")]
+
+    def status_words(self) -> list[str]:
+        return [line.rsplit("SW=", 1)[1] for line in self.lines if line.startswith("RECV: ")]
+
+
+@pytest.fixture
+def traffic():
+    """The APDUs python-fido2 sends and the status words it gets, during the test."""
+    from fido2.utils import LOG_LEVEL_TRAFFIC
+
+    logger = logging.getLogger("fido2.pcsc")
+    handler = TrafficLog()
+    previous = logger.level
+    logger.setLevel(LOG_LEVEL_TRAFFIC)
+    logger.addHandler(handler)
+    yield handler
+    logger.removeHandler(handler)
+    logger.setLevel(previous)
