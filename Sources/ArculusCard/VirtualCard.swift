@@ -23,8 +23,10 @@ public final class VirtualCard {
     public let atr: [UInt8]
     private let applet: AuthenticatorApplet
 
-    /// A card over any storage; `profile` is used when the storage is blank.
-    public init(profile: CardProfile, storage: CardStorage, frontOptions: CardFront.Options = .init()) throws {
+    /// A card over any storage; `profile` is used when the storage is blank. `entropy: .seeded(…)`
+    /// makes a deterministic card (reproducible responses, for tests and transcripts).
+    public init(profile: CardProfile, storage: CardStorage, frontOptions: CardFront.Options = .init(),
+                entropy: CardEntropy = .system) throws {
         let stored = try storage.load()
         if let stored, stored.profile.name != profile.name {
             throw CardImageError(path: (storage as? CardImageFile)?.path ?? "(in memory)",
@@ -32,7 +34,8 @@ public final class VirtualCard {
         }
         let effective = stored?.profile ?? profile
         authenticator = try Authenticator(profile: effective, storage: storage,
-                                          attestation: try AttestationIdentity.emulator(for: effective))
+                                          attestation: try AttestationIdentity.emulator(for: effective),
+                                          entropy: entropy)
         atr = try effective.atrBytes
         applet = AuthenticatorApplet(authenticator: authenticator)
         front = CardFront(applet: applet, options: frontOptions)
@@ -40,17 +43,20 @@ public final class VirtualCard {
     }
 
     /// A blank card in memory.
-    public convenience init(profile: CardProfile = .default, frontOptions: CardFront.Options = .init()) throws {
-        try self.init(profile: profile, storage: InMemoryStorage(), frontOptions: frontOptions)
+    public convenience init(profile: CardProfile = .default, frontOptions: CardFront.Options = .init(),
+                            entropy: CardEntropy = .system) throws {
+        try self.init(profile: profile, storage: InMemoryStorage(), frontOptions: frontOptions, entropy: entropy)
     }
 
     /// The card whose image is at `path`, created from `profile` (default: the FIDO 2.1 card) if
     /// the file does not exist. Passing a profile for an existing image checks that it matches;
     /// passing nil takes the image's own profile. The image stays locked while the card exists.
-    public convenience init(imageAt path: String, profile: CardProfile? = nil, frontOptions: CardFront.Options = .init()) throws {
+    public convenience init(imageAt path: String, profile: CardProfile? = nil, frontOptions: CardFront.Options = .init(),
+                            entropy: CardEntropy = .system) throws {
         let storage = try CardImageFile(path: path)
         let stored = try storage.load()
-        try self.init(profile: profile ?? stored?.profile ?? .default, storage: storage, frontOptions: frontOptions)
+        try self.init(profile: profile ?? stored?.profile ?? .default, storage: storage, frontOptions: frontOptions,
+                      entropy: entropy)
     }
 
     // MARK: - Power

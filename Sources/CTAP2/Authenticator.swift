@@ -19,8 +19,10 @@ public final class Authenticator {
     public var userPresence: () -> Bool = { true }
     /// Monotonic seconds, for the getNextAssertion and reset time windows. Replaceable in tests.
     public var clock: () -> Double = { Authenticator.monotonicSeconds() }
-    /// Source of every random value the card draws. Replaceable for a deterministic card.
-    public var randomBytes: (Int) -> [UInt8] = { SecureRandom.bytes($0) }
+    /// Where the card's random values come from (see `CardEntropy`).
+    public let entropy: CardEntropy
+    /// Source of every random value the card draws.
+    let randomBytes: (Int) -> [UInt8]
 
     let storage: CardStorage
     var wrapper: CredentialWrapper
@@ -40,19 +42,29 @@ public final class Authenticator {
     }
 
     /// Opens the card whose memory is in `storage`, creating a blank card there if it is empty.
-    public init(profile: CardProfile, storage: CardStorage, attestation: AttestationIdentity) throws {
+    public init(profile: CardProfile, storage: CardStorage, attestation: AttestationIdentity,
+                entropy: CardEntropy = .system) throws {
         try profile.validate()
         self.profile = profile
         self.storage = storage
         self.attestation = attestation
+        self.entropy = entropy
+        switch entropy {
+        case .system:
+            randomBytes = { SecureRandom.bytes($0) }
+        case .seeded(let seed):
+            let stream = DeterministicRandom(seed: seed)
+            randomBytes = { stream.bytes($0) }
+        }
         if let stored = try storage.load() {
             state = stored
         } else {
-            state = CardState(profile: profile, masterSecret: SecureRandom.bytes(32))
+            state = CardState(profile: profile, masterSecret: randomBytes(32))
             try storage.save(state)
         }
         wrapper = CredentialWrapper(masterSecret: state.masterSecret)
-        volatile = VolatileState(keyAgreementKey: try P256PrivateKey(), poweredOnAt: Authenticator.monotonicSeconds())
+        volatile = VolatileState(keyAgreementKey: Self.privateKey(from: randomBytes),
+                                 poweredOnAt: Authenticator.monotonicSeconds())
         rebuildIndex()
     }
 
@@ -160,8 +172,24 @@ public final class Authenticator {
 
     /// A fresh P-256 key drawn from `randomBytes` (retrying the negligible out-of-range case).
     func newPrivateKey() -> P256PrivateKey {
+        Self.privateKey(from: randomBytes)
+    }
+
+    private static func privateKey(from randomBytes: (Int) -> [UInt8]) -> P256PrivateKey {
         while true {
             if let key = try? P256PrivateKey(rawScalar: randomBytes(32)) { return key }
+        }
+    }
+
+    /// ECDSA-SHA256, with RFC 6979 nonces on a seeded card.
+    func sign(_ message: [UInt8], with key: P256PrivateKey) throws(CTAPStatus) -> [UInt8] {
+        do {
+            switch entropy {
+            case .system: return try key.signature(for: message)
+            case .seeded: return try key.deterministicSignature(for: message)
+            }
+        } catch {
+            throw .other
         }
     }
 

@@ -165,6 +165,26 @@ struct ClientPINTests {
         #expect(try client.pinRetries() == 8)
     }
 
+    @Test("changePIN: right PIN but a newPinEnc that does not decrypt → PIN_AUTH_INVALID, retries restored, PIN kept",
+          arguments: PlatformPIN.allCases)
+    func changePINRaggedNewPIN(pinProtocol: PlatformPIN) throws {
+        let client = try TestClient()
+        try client.setPIN(Fixture.pin, pinProtocol)
+        _ = try client.tokenReply("0000", pinProtocol)
+        let session = try client.session(pinProtocol)
+        let newPinEnc = Array(try session.encrypt(paddedPIN("98765")).dropLast(3))
+        let pinHashEnc = try session.encrypt(pinHash(Fixture.pin))
+        let request: CBORMap = [
+            .int(1): .int(pinProtocol.rawValue), .int(2): .int(4), .int(3): session.platformKeyAgreement,
+            .int(4): .bytes(session.authenticate(newPinEnc + pinHashEnc)), .int(5): .bytes(newPinEnc),
+            .int(6): .bytes(pinHashEnc),
+        ]
+        // §6.5.5.6: step 8 restores pinRetries after the PIN matched; step 9 fails on decrypt.
+        #expect(client.clientPIN(request).status == .pinAuthInvalid)
+        #expect(try client.pinRetries() == 8)
+        #expect(client.authenticator.state.pinHash == pinHash(Fixture.pin))
+    }
+
     @Test("changePIN with a wrong pinUvAuthParam → PIN_AUTH_INVALID, not a PIN attempt")
     func changePINWrongParam() throws {
         let client = try TestClient()

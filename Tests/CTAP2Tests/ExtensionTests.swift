@@ -139,6 +139,16 @@ struct HMACSecretTests {
         #expect(client.getAssertion(request).status == .pinAuthInvalid)
     }
 
+    @Test("hmac-secret input without saltAuth, saltEnc or keyAgreement → MISSING_PARAMETER", arguments: [1, 2, 3])
+    func missingInput(key: Int) throws {
+        let client = try TestClient()
+        let made = try client.makeCredential(extensions: ["hmac-secret": true])
+        guard case .map(var input) = try Self.input(try client.session(.two), salts: Self.salt1) else { return }
+        input[int: key] = nil
+        let request = TestClient.getAssertionRequest(allowList: [made.id], extensions: ["hmac-secret": .map(input)])
+        #expect(client.getAssertion(request).status == .missingParameter)
+    }
+
     @Test("a credential made without hmac-secret gives no output")
     func notEnabled() throws {
         let client = try TestClient()

@@ -115,7 +115,8 @@ class ServedCard:
         with self._present_lock:
             if not self._present_lock.wait_for(lambda: self._present >= count, timeout):
                 raise AssertionError(
-                    f"card never reported present (#{count}); serve stderr:\n{self.stderr()}"
+                    f"card never reported present (#{count}); is another card process using "
+                    f"vpcd slot {self.slot}? (set ARCULUS_SLOT) serve stderr:\n{self.stderr()}"
                 )
 
     def device(self, timeout: float = 10.0):
@@ -131,6 +132,25 @@ class ServedCard:
                 raise AssertionError(f"arculus-card serve exited early:\n{self.stderr()}")
             if time.monotonic() > deadline:
                 raise AssertionError(f"python-fido2 never found the card in {self.reader}:\n{self.stderr()}")
+            time.sleep(0.1)
+
+    def connection(self, timeout: float = 10.0):
+        """A raw pyscard connection to the card, once pcscd has noticed it."""
+        from smartcard.Exceptions import CardConnectionException, NoCardException
+        from smartcard.System import readers
+
+        deadline = time.monotonic() + timeout
+        while True:
+            reader = next((r for r in readers() if str(r) == self.reader), None)
+            if reader is not None:
+                connection = reader.createConnection()
+                try:
+                    connection.connect()
+                    return connection
+                except (NoCardException, CardConnectionException):
+                    pass
+            if time.monotonic() > deadline:
+                raise AssertionError(f"pcscd never saw the card in {self.reader}:\n{self.stderr()}")
             time.sleep(0.1)
 
     def retap(self):

@@ -56,11 +56,7 @@ def test_opensc_tool_lists_and_selects(card):
 
 
 def test_bad_apdus_get_status_words_and_the_card_keeps_working(card):
-    from smartcard.System import readers
-
-    reader = next(r for r in readers() if str(r) == card.reader)
-    connection = reader.createConnection()
-    connection.connect()
+    connection = card.connection()
     try:
         def sw(apdu):
             _, sw1, sw2 = connection.transmit(apdu)

@@ -140,8 +140,9 @@ extension Authenticator {
     /// Decrypts `newPinEnc` and applies the PIN policy: a 64-byte padded block, at most 63 bytes of
     /// UTF-8 before the zero padding, at least `minPINLength` code points.
     private func decryptNewPIN(_ newPinEnc: [UInt8], sharedSecret: [UInt8], _ pinProtocol: PINUVAuthProtocol) throws(CTAPStatus) -> ([UInt8], Int) {
+        // CTAP 2.1 §6.5.5.5 step 6 / §6.5.5.6 step 9: a decrypt error is PIN_AUTH_INVALID.
         guard let padded = pinProtocol.decrypt(key: sharedSecret, ciphertext: newPinEnc) else {
-            throw .invalidParameter
+            throw .pinAuthInvalid
         }
         guard padded.count == 64 else { throw .invalidParameter }
         var pin = padded

@@ -145,14 +145,6 @@ extension Authenticator {
         }
     }
 
-    func sign(_ message: [UInt8], with key: P256PrivateKey) throws(CTAPStatus) -> [UInt8] {
-        do {
-            return try key.signature(for: message)
-        } catch {
-            throw .other
-        }
-    }
-
     /// A credential this card holds for `rpIdHash`: a discoverable one that still exists, or a
     /// non-discoverable one whose ID unwraps. Deleted discoverable credentials are not found.
     func credential(id: [UInt8], rpIdHash: [UInt8]) -> CredentialWrapper.Contents? {

@@ -23,7 +23,7 @@ extension Authenticator {
         let keyHandle = wrapper.wrap(contents, rpIdHash: application, iv: randomBytes(16))
         let publicKey = key.publicKey.x962
         let signed = [0x00] + application + challenge + keyHandle + publicKey
-        guard let signature = try? attestation.privateKey.signature(for: signed) else { return .wrongData }
+        guard let signature = try? sign(signed, with: attestation.privateKey) else { return .wrongData }
         var response: [UInt8] = [0x05]
         response += publicKey
         response.append(UInt8(keyHandle.count))
@@ -59,7 +59,7 @@ extension Authenticator {
         let counterBytes: [UInt8] = [UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF),
                                      UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]
         let signed = application + [userPresent] + counterBytes + challenge
-        guard let signature = try? key.signature(for: signed) else { return .wrongData }
+        guard let signature = try? sign(signed, with: key) else { return .wrongData }
         return .success([userPresent] + counterBytes + signature)
     }
 }

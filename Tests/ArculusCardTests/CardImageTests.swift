@@ -1,0 +1,190 @@
+import ArculusCard
+import CardCrypto
+import Foundation
+import Testing
+
+@Suite("Card image files")
+struct CardImageTests {
+    /// Creates an image at `path` with a PIN, a discoverable and a non-discoverable credential.
+    static func populate(_ path: String) throws -> (state: CardState, discoverable: (id: [UInt8], key: P256PublicKey),
+                                                     nonDiscoverable: (id: [UInt8], key: P256PublicKey)) {
+        let card = try VirtualCard(imageAt: path)
+        try PlatformPINOne.setPIN("314159", on: card)
+        let token = try PlatformPINOne.token("314159", on: card)
+        let discoverable = try credential(from: try card.send(.makeCredential,
+                                                              makeCredentialParameters(userId: [1], rk: true, token: token)).okBody())
+        let nonDiscoverable = try credential(from: try card.send(.makeCredential,
+                                                                 makeCredentialParameters(userId: [2], rk: false)).okBody())
+        return (card.authenticator.state, discoverable, nonDiscoverable)
+    }
+
+    static func expectImageError(_ expected: CardImageError.Reason? = nil, path: String,
+                                 sourceLocation: SourceLocation = #_sourceLocation,
+                                 _ body: () throws -> Void) -> CardImageError? {
+        do {
+            try body()
+            Issue.record("expected a CardImageError", sourceLocation: sourceLocation)
+            return nil
+        } catch let error as CardImageError {
+            #expect(error.path == path, sourceLocation: sourceLocation)
+            #expect(error.description.contains(path), "the message names the file", sourceLocation: sourceLocation)
+            if let expected { #expect(error.reason == expected, sourceLocation: sourceLocation) }
+            return error
+        } catch {
+            Issue.record("expected a CardImageError, got \(error)", sourceLocation: sourceLocation)
+            return nil
+        }
+    }
+
+    @Test("an image reopens as the same card: state, PIN and credentials")
+    func roundTrip() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("card.img")
+        let (state, discoverable, nonDiscoverable) = try Self.populate(path)
+        #expect(FileManager.default.fileExists(atPath: path))
+
+        let reopened = try VirtualCard(imageAt: path)
+        #expect(reopened.authenticator.state == state)
+        #expect(reopened.profile == .arculusFIDO21)
+        #expect(reopened.pinState.isSet)
+        #expect(reopened.pinState.retries == 8)
+        #expect(reopened.pinState.signatureCounter == state.signatureCounter)
+
+        let clientDataHash = SHA256.hash(Array("after reopen".utf8))
+        let found = try reopened.send(.getAssertion, [.int(1): "example.com", .int(2): .bytes(clientDataHash)]).okBody()
+        #expect(found[int: 1]?.mapValue?[text: "id"] == .bytes(discoverable.id))
+        let authData = try #require(found[int: 2]?.bytesValue)
+        #expect(discoverable.key.isValidSignature(try #require(found[int: 3]?.bytesValue), for: authData + clientDataHash))
+
+        let byID = try reopened.send(.getAssertion, [.int(1): "example.com", .int(2): .bytes(clientDataHash),
+                                                     .int(3): .array([.map(["id": .bytes(nonDiscoverable.id), "type": "public-key"])])]).okBody()
+        let byIDAuthData = try #require(byID[int: 2]?.bytesValue)
+        #expect(nonDiscoverable.key.isValidSignature(try #require(byID[int: 3]?.bytesValue), for: byIDAuthData + clientDataHash))
+
+        #expect(try PlatformPINOne.token("314159", on: reopened).count == 32)
+    }
+
+    @Test("a second open while the first card is alive → locked; free again once it is gone")
+    func locked() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("card.img")
+        do {
+            let first = try VirtualCard(imageAt: path)
+            _ = Self.expectImageError(.locked, path: path) { _ = try VirtualCard(imageAt: path) }
+            _ = Self.expectImageError(.locked, path: path) { _ = try CardImageFile(path: path) }
+            withExtendedLifetime(first) {}
+        }
+        let second = try VirtualCard(imageAt: path)
+        #expect(second.profile == .arculusFIDO21)
+    }
+
+    @Test("a damaged image (one byte flipped) is refused, named, and left untouched")
+    func damaged() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("card.img")
+        _ = try Self.populate(path)
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[bytes.count / 2] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let error = Self.expectImageError(path: path) { _ = try VirtualCard(imageAt: path) }
+        guard case .damaged = error?.reason else {
+            Issue.record("expected .damaged, got \(String(describing: error?.reason))")
+            return
+        }
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == bytes, "the damaged file is not overwritten")
+        #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))
+    }
+
+    @Test("a truncated or empty image is damaged")
+    func truncated() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("card.img")
+        _ = try Self.populate(path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for cut in [bytes.prefix(bytes.count - 1), bytes.prefix(20), Data()] {
+            try cut.write(to: URL(fileURLWithPath: path))
+            let error = Self.expectImageError(path: path) { _ = try VirtualCard(imageAt: path) }
+            guard case .damaged = error?.reason else {
+                Issue.record("a \(cut.count)-byte image: expected .damaged, got \(String(describing: error?.reason))")
+                continue
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == cut)
+        }
+    }
+
+    @Test("a file that is not a card image → notACardImage, left untouched")
+    func foreignFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("notes.txt")
+        let text = Data("shopping list: milk, eggs\n".utf8)
+        try text.write(to: URL(fileURLWithPath: path))
+        _ = Self.expectImageError(.notACardImage, path: path) { _ = try VirtualCard(imageAt: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == text)
+    }
+
+    @Test("an image of an unknown format version → unsupportedVersion")
+    func unsupportedVersion() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("card.img")
+        _ = try Self.populate(path)
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[7] = 0x09
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        _ = Self.expectImageError(.unsupportedVersion(9), path: path) { _ = try VirtualCard(imageAt: path) }
+    }
+
+    @Test("image and lock files are created owner-only (0600)")
+    func permissions() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("card.img")
+        _ = try Self.populate(path)
+        for file in [path, path + ".lock"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file)")
+        }
+    }
+
+    @Test("opening an image with another profile → profileMismatch; without a profile it takes the image's")
+    func profileMismatch() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("card.img")
+        do {
+            let card = try VirtualCard(imageAt: path, profile: .arculusFIDO2)
+            #expect(card.profile == .arculusFIDO2)
+        }
+        _ = Self.expectImageError(.profileMismatch(image: "arculus-fido2", requested: "arculus-fido21"), path: path) {
+            _ = try VirtualCard(imageAt: path, profile: .arculusFIDO21)
+        }
+        let reopened = try VirtualCard(imageAt: path)
+        #expect(reopened.profile == .arculusFIDO2)
+        let info = try reopened.send(.getInfo).okBody()
+        #expect(info[int: 1] == .array(["U2F_V2", "FIDO_2_0"]))
+    }
+
+    @Test("CardImageFile.save replaces the image and leaves no .tmp behind")
+    func saveLeavesNoTemporary() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("card.img")
+        let storage = try CardImageFile(path: path)
+        #expect(try storage.load() == nil, "a missing image is a blank card")
+        var state = CardState(profile: .arculusFIDO21, masterSecret: SecureRandom.bytes(32))
+        try storage.save(state)
+        state.signatureCounter = 41
+        try storage.save(state)
+        #expect(try directory.contents() == ["card.img", "card.img.lock"])
+        #expect(try storage.load() == state)
+        #expect(try CardImageFile.decode(Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path) == state)
+    }
+
+    @Test("every saved change is in the file when the command answers")
+    func durableOnAnswer() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("card.img")
+        let card = try VirtualCard(imageAt: path)
+        try PlatformPINOne.setPIN("271828", on: card)
+        let onDisk = try CardImageFile.decode(Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path)
+        #expect(onDisk == card.authenticator.state)
+        #expect(onDisk.pinHash == Array(SHA256.hash(Array("271828".utf8)).prefix(16)))
+    }
+}
