@@ -15,20 +15,29 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CPCSCLite",
+            pkgConfig: "libpcsclite",
+            providers: [.apt(["libpcsclite-dev"])]
+        ),
         .target(name: "CardCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "PCSC", dependencies: ["CPCSCLite"]),
         .target(name: "CBOR"),
         .target(name: "CTAP2", dependencies: ["CBOR", "CardCrypto"]),
         .target(name: "ISO7816"),
         .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto"]),
+        .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto"]),
         .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR"]),
         .executableTarget(
             name: "arculus-card",
-            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto"]
+            dependencies: ["ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAP2", "ISO7816", "CBOR", "CardCrypto"]
         ),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "CBOR", "CardCrypto"]),
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"]),
+        .testTarget(name: "PCSCTests", dependencies: ["PCSC"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard"]),
         .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816"]),
         .testTarget(
             name: "ArculusCardTests",

@@ -1,0 +1,1 @@
+// The PC/SC client module.

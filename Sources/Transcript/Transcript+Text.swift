@@ -1,0 +1,105 @@
+import CTAP2
+
+extension Transcript {
+    /// Parses the text form. Strict: unknown line kinds, odd hex, a `<` without its `>`, a `>`
+    /// without its `<`, and headers after the first entry are errors naming the line.
+    public static func parse(_ text: String) throws(TranscriptError) -> Transcript {
+        var transcript = Transcript()
+        var pendingCommand: (bytes: [UInt8], note: String?, line: Int)?
+        var seenEntry = false
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            guard let marker = trimmed.first else { continue }
+            if marker == "#" {
+                let comment = String(trimmed.dropFirst()).trimmingLeadingSpace()
+                if seenEntry { transcript.entries.append(.comment(comment)) }
+                continue
+            }
+            let (body, note) = splitNote(trimmed.dropFirst())
+            if pendingCommand != nil && marker != "<" {
+                throw TranscriptError(line: lineNumber, message: "expected the response ('<') to the command on line \(pendingCommand!.line)")
+            }
+            switch marker {
+            case "@":
+                guard !seenEntry else { throw TranscriptError(line: lineNumber, message: "header after the first entry") }
+                let parts = body.split(separator: " ", maxSplits: 1)
+                guard let name = parts.first, !name.isEmpty else {
+                    throw TranscriptError(line: lineNumber, message: "header without a name")
+                }
+                transcript.headers.append(Header(String(name), parts.count > 1 ? String(parts[1]) : ""))
+                if name == "format", parts.count > 1, Int(parts[1]) != formatVersion {
+                    throw TranscriptError(line: lineNumber, message: "format \(parts[1]) is not supported (this build reads \(formatVersion))")
+                }
+            case "!":
+                guard let event = CardEvent(rawValue: body) else {
+                    throw TranscriptError(line: lineNumber, message: "unknown event '\(body)' (known: \(CardEvent.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                seenEntry = true
+                transcript.entries.append(.event(event))
+            case ">":
+                guard let bytes = hexBytes(body), !bytes.isEmpty else {
+                    throw TranscriptError(line: lineNumber, message: "command is not hex bytes")
+                }
+                seenEntry = true
+                pendingCommand = (bytes, note, lineNumber)
+            case "<":
+                guard let command = pendingCommand else {
+                    throw TranscriptError(line: lineNumber, message: "response without a command")
+                }
+                guard let bytes = hexBytes(body), bytes.count >= 2 else {
+                    throw TranscriptError(line: lineNumber, message: "response is not hex bytes ending in SW1 SW2")
+                }
+                transcript.entries.append(.exchange(command: command.bytes, response: bytes, note: command.note))
+                pendingCommand = nil
+            default:
+                throw TranscriptError(line: lineNumber, message: "unknown line kind '\(marker)' (expected #, @, !, > or <)")
+            }
+        }
+        if let command = pendingCommand {
+            throw TranscriptError(line: command.line, message: "command without a response")
+        }
+        return transcript
+    }
+
+    /// The text form: headers, then entries; hex in upper case without spaces.
+    public var text: String {
+        var lines: [String] = []
+        if header("format") == nil { lines.append("@format \(Self.formatVersion)") }
+        for header in headers { lines.append(header.value.isEmpty ? "@\(header.name)" : "@\(header.name) \(header.value)") }
+        for entry in entries {
+            switch entry {
+            case .comment(let comment):
+                lines.append("# \(comment)")
+            case .event(let event):
+                lines.append("! \(event.rawValue)")
+            case .exchange(let command, let response, let note):
+                lines.append("> \(command.hexString.uppercased())" + (note.map { "  # \($0)" } ?? ""))
+                lines.append("< \(response.hexString.uppercased())")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func splitNote(_ text: Substring) -> (String, String?) {
+        guard let hash = text.firstIndex(of: "#") else { return (text.trimmed(), nil) }
+        let note = text[text.index(after: hash)...].trimmed()
+        return (text[..<hash].trimmed(), note.isEmpty ? nil : note)
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        [UInt8](hex: text.filter { $0 != " " && $0 != "\t" })
+    }
+}
+
+extension StringProtocol {
+    func trimmed() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+
+    func trimmingLeadingSpace() -> String {
+        String(drop { $0 == " " })
+    }
+}

@@ -1,0 +1,93 @@
+/// An APDU transcript: what a host and a card said to each other, as diff-friendly text.
+///
+/// Format (version 1), one item per line:
+/// ```
+/// # arculus-card transcript              ← '#' starts a comment (also after an entry)
+/// @format 1                              ← headers: '@name value', before the first entry
+/// @profile arculus-fido21
+/// @seed 000102…                          ← present when the card was deterministic
+/// @image blank
+/// ! power-on                             ← card events
+/// > 00A4040008A0000006472F000100         ← command APDU (hex, spaces allowed)
+/// < 4649444F5F325F309000                 ← its response (data + SW1 SW2)
+/// ```
+/// Every `>` line is followed by exactly one `<` line. Events: `power-on`, `power-off`,
+/// `reset`, `removed` (the card left the field), `tapped` (it came back).
+public struct Transcript: Equatable, Sendable {
+    /// Headers in file order.
+    public var headers: [Header]
+    /// Exchanges, events and comments in order.
+    public var entries: [TranscriptEntry]
+
+    /// The format version this build writes and reads.
+    public static let formatVersion = 1
+
+    public init(headers: [Header] = [], entries: [TranscriptEntry] = []) {
+        self.headers = headers
+        self.entries = entries
+    }
+
+    /// One `@name value` line.
+    public struct Header: Equatable, Sendable {
+        public var name: String
+        public var value: String
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The value of the first header called `name`.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name == name }?.value
+    }
+
+    /// Sets (replacing) or appends a header.
+    public mutating func setHeader(_ name: String, _ value: String) {
+        if let index = headers.firstIndex(where: { $0.name == name }) {
+            headers[index].value = value
+        } else {
+            headers.append(Header(name, value))
+        }
+    }
+
+    /// The command/response pairs only.
+    public var exchanges: [(command: [UInt8], response: [UInt8])] {
+        entries.compactMap { entry in
+            if case .exchange(let command, let response, _) = entry { return (command, response) }
+            return nil
+        }
+    }
+}
+
+/// One item of a transcript.
+public enum TranscriptEntry: Equatable, Sendable {
+    /// A command APDU and its response; `note` is the trailing comment of the command line.
+    case exchange(command: [UInt8], response: [UInt8], note: String?)
+    /// Something that happened to the card.
+    case event(CardEvent)
+    /// A whole-line comment.
+    case comment(String)
+}
+
+/// Events that matter to a card.
+public enum CardEvent: String, Sendable, CaseIterable {
+    case powerOn = "power-on"
+    case powerOff = "power-off"
+    case reset
+    case removed
+    case tapped
+}
+
+/// A transcript that cannot be read, with the line number (1-based).
+public struct TranscriptError: Error, Equatable, CustomStringConvertible {
+    public let line: Int
+    public let message: String
+
+    public init(line: Int, message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { "transcript line \(line): \(message)" }
+}
