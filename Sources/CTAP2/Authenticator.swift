@@ -29,6 +29,10 @@ public final class Authenticator {
     var volatile: VolatileState
     /// Discoverable credentials by ID → position in `state.residentCredentials`.
     var residentIndex: [[UInt8]: Int] = [:]
+    /// RP ID → positions of its discoverable credentials, oldest first.
+    var rpIndex: [String: [Int]] = [:]
+    /// RP ID hash → RP ID, for credential management look-ups by hash.
+    var rpIdHashes: [[UInt8]: String] = [:]
 
     /// What the card forgets at power-off (CTAP 2.1 §6.5.5.1 and the NFC binding).
     struct VolatileState {
@@ -142,30 +146,48 @@ public final class Authenticator {
 
     // MARK: - Persistence
 
-    /// Applies `change` to a copy of the state and makes it durable before the card answers.
-    /// If the write fails the card keeps its previous state and answers CTAP1_ERR_OTHER.
-    func commit(_ change: (inout CardState) -> Void) throws(CTAPStatus) {
-        var next = state
-        change(&next)
+    /// Makes `mutations` durable, then applies them to the in-memory state, before the card
+    /// answers. If the write fails the card keeps its previous state and answers CTAP1_ERR_OTHER.
+    func persist(_ mutations: CardMutation...) throws(CTAPStatus) {
+        try persist(mutations)
+    }
+
+    func persist(_ mutations: [CardMutation]) throws(CTAPStatus) {
         do {
-            try storage.save(next)
+            try storage.commit(mutations)
         } catch {
             throw .other
         }
-        let credentialsChanged = next.residentCredentials.count != state.residentCredentials.count
-            || next.residentCredentials != state.residentCredentials
-        let secretChanged = next.masterSecret != state.masterSecret
-        state = next
-        if secretChanged { wrapper = CredentialWrapper(masterSecret: state.masterSecret) }
-        if credentialsChanged { rebuildIndex() }
+        for mutation in mutations { apply(mutation) }
+    }
+
+    /// Applies a durable mutation to `state` and keeps the look-up indexes in step.
+    private func apply(_ mutation: CardMutation) {
+        state.apply(mutation)
+        switch mutation {
+        case .addCredential(let credential):
+            let position = state.residentCredentials.count - 1
+            residentIndex[credential.id] = position
+            rpIndex[credential.rpId, default: []].append(position)
+            rpIdHashes[SHA256.hash(Array(credential.rpId.utf8))] = credential.rpId
+        case .removeCredential, .reset:
+            if case .reset = mutation { wrapper = CredentialWrapper(masterSecret: state.masterSecret) }
+            rebuildIndex()
+        case .setPIN, .setPINRetries, .setSignatureCounter, .updateUser:
+            break
+        }
     }
 
     func rebuildIndex() {
         residentIndex = [:]
+        rpIndex = [:]
+        rpIdHashes = [:]
         residentIndex.reserveCapacity(state.residentCredentials.count)
         for (position, credential) in state.residentCredentials.enumerated() {
             residentIndex[credential.id] = position
+            rpIndex[credential.rpId, default: []].append(position)
         }
+        for rpId in rpIndex.keys { rpIdHashes[SHA256.hash(Array(rpId.utf8))] = rpId }
     }
 
     // MARK: - Randomness

@@ -13,6 +13,14 @@ final class RecordingStorage: CardStorage {
         if failSaves { throw CardImageError(path: "(test)", reason: .io("refused by the test")) }
         saved.append(state)
     }
+
+    /// Records the state each commit leads to, as a snapshotting store would hold it.
+    func commit(_ mutations: [CardMutation]) throws(CardImageError) {
+        if failSaves { throw CardImageError(path: "(test)", reason: .io("refused by the test")) }
+        guard var state = saved.last else { throw CardImageError(path: "(test)", reason: .io("no state")) }
+        for mutation in mutations { state.apply(mutation) }
+        saved.append(state)
+    }
 }
 
 @Suite("PIN retries and lockout (CTAP 2.1 §6.5.2.2, §6.5.5.7)")

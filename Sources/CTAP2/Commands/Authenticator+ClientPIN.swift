@@ -72,11 +72,7 @@ extension Authenticator {
             throw .pinAuthInvalid
         }
         let (hash, codePoints) = try decryptNewPIN(newPinEnc, sharedSecret: sharedSecret, pinProtocol)
-        try commit { state in
-            state.pinHash = hash
-            state.pinCodePoints = codePoints
-            state.pinRetries = CardState.maximumPINRetries
-        }
+        try persist(.setPIN(hash: hash, codePoints: codePoints))
     }
 
     private func changePIN(_ parameters: Parameters, _ pinProtocol: PINUVAuthProtocol) throws(CTAPStatus) {
@@ -91,10 +87,7 @@ extension Authenticator {
         }
         try verifyPINHash(pinHashEnc, sharedSecret: sharedSecret, pinProtocol)
         let (hash, codePoints) = try decryptNewPIN(newPinEnc, sharedSecret: sharedSecret, pinProtocol)
-        try commit { state in
-            state.pinHash = hash
-            state.pinCodePoints = codePoints
-        }
+        try persist(.setPIN(hash: hash, codePoints: codePoints))
         volatile.token = nil
     }
 
@@ -122,7 +115,7 @@ extension Authenticator {
     /// retry counter is decremented and made durable *before* the comparison, so cutting power
     /// during the check cannot buy an extra attempt.
     private func verifyPINHash(_ pinHashEnc: [UInt8], sharedSecret: [UInt8], _ pinProtocol: PINUVAuthProtocol) throws(CTAPStatus) {
-        try commit { state in state.pinRetries -= 1 }
+        try persist(.setPINRetries(state.pinRetries - 1))
         let expectedLength = pinProtocol == .one ? 16 : 32
         let pinHash = pinHashEnc.count == expectedLength
             ? pinProtocol.decrypt(key: sharedSecret, ciphertext: pinHashEnc) : nil
@@ -134,7 +127,7 @@ extension Authenticator {
             throw .pinInvalid
         }
         volatile.consecutivePINFailures = 0
-        try commit { state in state.pinRetries = CardState.maximumPINRetries }
+        try persist(.setPINRetries(CardState.maximumPINRetries))
     }
 
     /// Decrypts `newPinEnc` and applies the PIN policy: a 64-byte padded block, at most 63 bytes of

@@ -68,9 +68,7 @@ extension Authenticator {
         case .enumerateCredentialsBegin:
             guard let subcommandParameters else { throw .missingParameter }
             let rpIdHash = try subcommandParameters.requiredBytes(0x01)
-            var credentials = state.residentCredentials
-                .filter { SHA256.hash(Array($0.rpId.utf8)) == rpIdHash }
-                .sorted { $0.serial > $1.serial }
+            var credentials = rpIdHashes[rpIdHash].map(residentCredentials(rpId:)) ?? []
             if let boundRPID, SHA256.hash(Array(boundRPID.utf8)) != rpIdHash { throw .pinAuthInvalid }
             guard !credentials.isEmpty else { throw .noCredentials }
             let first = credentials.removeFirst()
@@ -85,7 +83,7 @@ extension Authenticator {
             return .map(try credentialEntry(next))
         case .deleteCredential:
             let position = try residentPosition(subcommandParameters, boundRPID: boundRPID)
-            try commit { state in _ = state.residentCredentials.remove(at: position) }
+            try persist(.removeCredential(id: state.residentCredentials[position].id))
             return nil
         case .updateUserInformation:
             let position = try residentPosition(subcommandParameters, boundRPID: boundRPID)
@@ -94,10 +92,7 @@ extension Authenticator {
             guard userId == state.residentCredentials[position].userId else { throw .invalidParameter }
             let name = try user.text(named: "name")
             let displayName = try user.text(named: "displayName")
-            try commit { state in
-                state.residentCredentials[position].userName = name
-                state.residentCredentials[position].userDisplayName = displayName
-            }
+            try persist(.updateUser(id: state.residentCredentials[position].id, name: name, displayName: displayName))
             return nil
         }
     }

@@ -119,7 +119,7 @@ extension Authenticator {
     /// One assertion: bumps the counter durably, then signs authenticatorData ‖ clientDataHash.
     private func assertion(_ candidate: AssertionCandidate, request: AssertionRequest,
                            includeUserDetails: Bool) throws(CTAPStatus) -> CBORMap {
-        try commit { state in state.signatureCounter = state.signatureCounter &+ 1 }
+        try persist(.setSignatureCounter(state.signatureCounter &+ 1))
         var flags: AuthenticatorData.Flags = []
         if request.userPresent { flags.insert(.userPresent) }
         if request.userVerified { flags.insert(.userVerified) }
@@ -166,7 +166,7 @@ extension Authenticator {
 
     /// Discoverable credentials for an RP, most recently created first.
     func residentCredentials(rpId: String) -> [ResidentCredential] {
-        state.residentCredentials.filter { $0.rpId == rpId }.sorted { $0.serial > $1.serial }
+        (rpIndex[rpId] ?? []).map { state.residentCredentials[$0] }.sorted { $0.serial > $1.serial }
     }
 
     func contents(of credential: ResidentCredential) -> CredentialWrapper.Contents {

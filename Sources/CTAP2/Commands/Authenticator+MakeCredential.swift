@@ -80,10 +80,10 @@ extension Authenticator {
 
         guard userPresence() else { throw .operationDenied }
 
-        var replacedPosition: Int?
+        var replaced: ResidentCredential?
         if residentKey {
-            replacedPosition = state.residentCredentials.firstIndex { $0.rpId == rpId && $0.userId == userId }
-            if replacedPosition == nil && state.residentCredentials.count >= profile.residentKeyCapacity {
+            replaced = residentCredentials(rpId: rpId).first { $0.userId == userId }
+            if replaced == nil && state.residentCredentials.count >= profile.residentKeyCapacity {
                 throw .keyStoreFull
             }
         }
@@ -93,19 +93,15 @@ extension Authenticator {
                                                   hmacSecret: hmacSecret, credProtect: credProtect)
         let credentialId = wrapper.wrap(contents, rpIdHash: rpIdHash, iv: randomBytes(16))
 
-        try commit { state in
-            state.signatureCounter = state.signatureCounter &+ 1
-            guard residentKey else { return }
-            let stored = ResidentCredential(
+        var mutations: [CardMutation] = [.setSignatureCounter(state.signatureCounter &+ 1)]
+        if residentKey {
+            if let replaced { mutations.append(.removeCredential(id: replaced.id)) }
+            mutations.append(.addCredential(ResidentCredential(
                 id: credentialId, rpId: rpId, rpName: rpName, userId: userId, userName: userName,
                 userDisplayName: userDisplayName, privateKey: contents.privateKey, credProtect: credProtect,
-                hmacSecret: hmacSecret, serial: state.nextCredentialSerial)
-            state.nextCredentialSerial += 1
-            if let replacedPosition {
-                state.residentCredentials.remove(at: replacedPosition)
-            }
-            state.residentCredentials.append(stored)
+                hmacSecret: hmacSecret, serial: state.nextCredentialSerial)))
         }
+        try persist(mutations)
         if pinUvAuthParam != nil { consumeTokenPermissions() }
 
         var flags: AuthenticatorData.Flags = [.userPresent, .attestedCredentialData]

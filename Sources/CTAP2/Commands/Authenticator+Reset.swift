@@ -9,11 +9,7 @@ extension Authenticator {
         }
         guard userPresence() else { throw .operationDenied }
         let masterSecret = randomBytes(32)
-        try commit { state in
-            let counter = state.signatureCounter
-            state = CardState(profile: state.profile, masterSecret: masterSecret)
-            state.signatureCounter = counter
-        }
+        try persist(.reset(masterSecret: masterSecret))
         let poweredOnAt = volatile.poweredOnAt
         resetVolatileState()
         volatile.poweredOnAt = poweredOnAt

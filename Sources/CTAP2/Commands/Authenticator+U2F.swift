@@ -50,7 +50,7 @@ extension Authenticator {
         }
         // A credProtect level-3 credential needs user verification, which U2F cannot give.
         if contents.credProtect == 3 { return .wrongData }
-        guard (try? commit({ state in state.signatureCounter = state.signatureCounter &+ 1 })) != nil,
+        guard (try? persist(.setSignatureCounter(state.signatureCounter &+ 1))) != nil,
               let key = try? P256PrivateKey(rawScalar: contents.privateKey) else {
             return .wrongData
         }

@@ -1,17 +1,19 @@
-/// Where the card's non-volatile memory lives. The authenticator calls `save` before it answers
-/// any command that changed the state, so an acknowledged change is always durable.
+/// Where the card's non-volatile memory lives. The authenticator persists each change before it
+/// answers the command that made it, so an acknowledged change is always durable.
 public protocol CardStorage: AnyObject {
     /// The stored state, or nil for a card that was never written (a blank card).
     func load() throws(CardImageError) -> CardState?
-    /// Makes `state` durable; on return either all of it or none of it is stored.
+    /// Stores a whole state (a new card, or state set directly by a test).
     func save(_ state: CardState) throws(CardImageError)
+    /// Makes `mutations` durable, all or none, applied to the state last loaded or saved.
+    func commit(_ mutations: [CardMutation]) throws(CardImageError)
 }
 
 /// Non-volatile memory kept in the process, for tests and throw-away cards.
 public final class InMemoryStorage: CardStorage {
-    /// The last saved state.
+    /// The stored state.
     public private(set) var state: CardState?
-    /// Number of completed saves, for tests that count writes.
+    /// Number of completed writes (saves and commits), for tests that count them.
     public private(set) var saveCount = 0
 
     public init(state: CardState? = nil) { self.state = state }
@@ -20,6 +22,14 @@ public final class InMemoryStorage: CardStorage {
 
     public func save(_ state: CardState) throws(CardImageError) {
         self.state = state
+        saveCount += 1
+    }
+
+    public func commit(_ mutations: [CardMutation]) throws(CardImageError) {
+        guard state != nil else {
+            throw CardImageError(path: "(in memory)", reason: .io("commit before the card was created"))
+        }
+        for mutation in mutations { state!.apply(mutation) }
         saveCount += 1
     }
 }
