@@ -27,18 +27,33 @@ let package = Package(
         .target(name: "ISO7816"),
         .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto"]),
         .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto"]),
+        .target(name: "CTAPClient", dependencies: ["CBOR", "CardCrypto"]),
+        .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto"]),
         .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR"]),
         .executableTarget(
             name: "arculus-card",
-            dependencies: ["ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAP2", "ISO7816", "CBOR", "CardCrypto"]
+            dependencies: [
+                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK",
+                "CTAP2", "ISO7816", "CBOR", "CardCrypto",
+            ]
+        ),
+        .executableTarget(
+            name: "arculus-bench",
+            dependencies: ["ArculusCard", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "PCSC", "Transcript"]
         ),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "CBOR", "CardCrypto"]),
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"]),
+        .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto"]),
+        .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "CTAPClient", "ArculusCard", "PCSC", "CBOR", "CardCrypto"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard"]),
         .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816"]),
+        .testTarget(
+            name: "RobustnessTests",
+            dependencies: ["ArculusCard", "VirtualReader", "Transcript", "CTAP2", "ISO7816", "CBOR", "CardCrypto"]
+        ),
         .testTarget(
             name: "ArculusCardTests",
             dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto"]
