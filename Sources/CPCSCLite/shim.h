@@ -4,4 +4,8 @@
 #include <PCSC/winscard.h>
 #include <PCSC/wintypes.h>
 #include <PCSC/pcsclite.h>
+
+// MAX_BUFFER_SIZE_EXTENDED is an expression macro ((1<<16) and sums), which Swift does not
+// import; the receive buffer for extended APDUs is sized from this constant instead.
+static const unsigned long CPCSCLite_MAX_BUFFER_SIZE_EXTENDED = MAX_BUFFER_SIZE_EXTENDED;
 #endif

@@ -43,6 +43,8 @@ public final class Authenticator {
         var rpEnumeration: [String]?
         var credentialEnumeration: [ResidentCredential]?
         var poweredOnAt: Double
+        /// Credential keys already imported for signing, by credential ID (see `signingKey`).
+        var signingKeys: [[UInt8]: P256PrivateKey] = [:]
     }
 
     /// Opens the card whose memory is in `storage`, creating a blank card there if it is empty.
@@ -171,6 +173,7 @@ public final class Authenticator {
             rpIndex[credential.rpId, default: []].append(position)
             rpIdHashes[SHA256.hash(Array(credential.rpId.utf8))] = credential.rpId
         case .removeCredential, .reset:
+            volatile.signingKeys.removeAll()
             if case .reset = mutation { wrapper = CredentialWrapper(masterSecret: state.masterSecret) }
             rebuildIndex()
         case .setPIN, .setPINRetries, .setSignatureCounter, .updateUser:
@@ -201,6 +204,25 @@ public final class Authenticator {
         while true {
             if let key = try? P256PrivateKey(rawScalar: randomBytes(32)) { return key }
         }
+    }
+
+    /// Most credential keys `signingKey` keeps imported (a card in use signs with a handful).
+    static let signingKeyCacheLimit = 64
+
+    /// The OpenSSL key of a credential, for signing. Importing a scalar (public point, OpenSSL
+    /// key objects) costs several times the signature itself, so a key imported once stays in
+    /// volatile memory until power-off; a cached key is used only if its scalar is the one given.
+    func signingKey(id: [UInt8], scalar: [UInt8]) throws(CTAPStatus) -> P256PrivateKey {
+        if let cached = volatile.signingKeys[id], ConstantTime.equals(cached.rawScalar, scalar) { return cached }
+        let key: P256PrivateKey
+        do {
+            key = try P256PrivateKey(rawScalar: scalar)
+        } catch {
+            throw .other
+        }
+        if volatile.signingKeys.count >= Self.signingKeyCacheLimit { volatile.signingKeys.removeAll(keepingCapacity: true) }
+        volatile.signingKeys[id] = key
+        return key
     }
 
     /// ECDSA-SHA256, with RFC 6979 nonces on a seeded card.

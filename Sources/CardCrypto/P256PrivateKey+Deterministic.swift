@@ -9,10 +9,8 @@ extension P256PrivateKey {
     public func deterministicSignature(for message: [UInt8]) throws -> [UInt8] {
         let digest = SHA256.hash(message)
         let context = try OpenSSLObject(BN_CTX_new(), "BN_CTX_new", release: { BN_CTX_free($0) })
-        let group = try OpenSSLObject(
-            EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1), "EC_GROUP_new_by_curve_name",
-            release: { EC_GROUP_free($0) })
-        defer { withExtendedLifetime((context, group)) {} }
+        let group = FetchedAlgorithms.p256Group
+        defer { withExtendedLifetime(context) {} }
         let order = try OpenSSL.nonNull(EC_GROUP_get0_order(group.pointer), "EC_GROUP_get0_order")
         let orderBytes = try OpenSSL.bytes(of: order, count: 32, function: "BN_bn2binpad")
 

@@ -53,10 +53,7 @@ public final class P256PrivateKey: @unchecked Sendable {
         defer { withExtendedLifetime(scalar) {} }
         BN_set_flags(scalar.pointer, BN_FLG_CONSTTIME)
 
-        let group = try OpenSSLObject(
-            EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1), "EC_GROUP_new_by_curve_name",
-            release: { EC_GROUP_free($0) })
-        defer { withExtendedLifetime(group) {} }
+        let group = FetchedAlgorithms.p256Group
         let order = try OpenSSL.nonNull(EC_GROUP_get0_order(group.pointer), "EC_GROUP_get0_order")
         guard BN_is_zero(scalar.pointer) == 0, BN_cmp(scalar.pointer, order) < 0 else {
             throw CryptoError.invalidInput("P256PrivateKey", "scalar must be in 1..<n")

@@ -15,7 +15,10 @@ extension Transcript {
             guard let marker = trimmed.first else { continue }
             if marker == "#" {
                 let comment = String(trimmed.dropFirst()).trimmingLeadingSpace()
-                if seenEntry { transcript.entries.append(.comment(comment)) }
+                if seenEntry {
+                    transcript.entries.append(.comment(comment))
+                    transcript.sourceLines.append(lineNumber)
+                }
                 continue
             }
             let (body, note) = splitNote(trimmed.dropFirst())
@@ -33,12 +36,16 @@ extension Transcript {
                 if name == "format", parts.count > 1, Int(parts[1]) != formatVersion {
                     throw TranscriptError(line: lineNumber, message: "format \(parts[1]) is not supported (this build reads \(formatVersion))")
                 }
+                if let problem = KnownHeader(rawValue: String(name))?.problem(with: parts.count > 1 ? String(parts[1]) : "") {
+                    throw TranscriptError(line: lineNumber, message: problem)
+                }
             case "!":
                 guard let event = CardEvent(rawValue: body) else {
                     throw TranscriptError(line: lineNumber, message: "unknown event '\(body)' (known: \(CardEvent.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
                 seenEntry = true
                 transcript.entries.append(.event(event))
+                transcript.sourceLines.append(lineNumber)
             case ">":
                 guard let bytes = hexBytes(body), !bytes.isEmpty else {
                     throw TranscriptError(line: lineNumber, message: "command is not hex bytes")
@@ -53,6 +60,7 @@ extension Transcript {
                     throw TranscriptError(line: lineNumber, message: "response is not hex bytes ending in SW1 SW2")
                 }
                 transcript.entries.append(.exchange(command: command.bytes, response: bytes, note: command.note))
+                transcript.sourceLines.append(command.line)
                 pendingCommand = nil
             default:
                 throw TranscriptError(line: lineNumber, message: "unknown line kind '\(marker)' (expected #, @, !, > or <)")

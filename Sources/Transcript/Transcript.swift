@@ -13,11 +13,19 @@
 /// ```
 /// Every `>` line is followed by exactly one `<` line. Events: `power-on`, `power-off`,
 /// `reset`, `removed` (the card left the field), `tapped` (it came back).
+///
+/// Headers this build knows (see ``KnownHeader``; others are kept and ignored): `@format`,
+/// `@profile NAME|PATH`, `@seed HEX`, `@image blank|PATH`, `@atr HEX`, `@front busy-first
+/// [busy-polls=N]`, `@source TEXT`, `@date ISO-8601`. Paths are relative to the transcript
+/// file. The known ones are checked when a transcript is parsed.
 public struct Transcript: Equatable, Sendable {
     /// Headers in file order.
     public var headers: [Header]
     /// Exchanges, events and comments in order.
     public var entries: [TranscriptEntry]
+    /// For a parsed transcript, the 1-based source line of each entry (an exchange's `>`
+    /// line); empty for one built in memory. Not part of equality. Use ``line(ofEntry:)``.
+    public internal(set) var sourceLines: [Int] = []
 
     /// The format version this build writes and reads.
     public static let formatVersion = 1
@@ -25,6 +33,22 @@ public struct Transcript: Equatable, Sendable {
     public init(headers: [Header] = [], entries: [TranscriptEntry] = []) {
         self.headers = headers
         self.entries = entries
+    }
+
+    /// Equal when headers and entries are; where they came from (``sourceLines``) does not count.
+    public static func == (lhs: Transcript, rhs: Transcript) -> Bool {
+        lhs.headers == rhs.headers && lhs.entries == rhs.entries
+    }
+
+    /// The line an entry is on: its source line when parsed (and the entries were not
+    /// changed since), otherwise the line it has in ``text``.
+    public func line(ofEntry index: Int) -> Int {
+        if sourceLines.count == entries.count, sourceLines.indices.contains(index) { return sourceLines[index] }
+        var line = (header("format") == nil ? 1 : 0) + headers.count + 1
+        for entry in entries.prefix(index) {
+            if case .exchange = entry { line += 2 } else { line += 1 }
+        }
+        return line
     }
 
     /// One `@name value` line.

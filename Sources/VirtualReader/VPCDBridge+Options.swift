@@ -5,18 +5,26 @@ extension VPCDBridge {
         /// bridge assumes it was a one-byte APDU (see ``VPCDBridge``) and reconnects.
         /// vpcd polls get-ATR about every 0.4 s, so 2 s of silence does not happen otherwise.
         public var silenceGuard: Duration
+        /// How long the card stays away after the silence guard dropped the connection. pcscd
+        /// polls presence every 0.4 s and must see the reader empty at least once: if the
+        /// card were back before that, pcscd would never take it as inserted again and the
+        /// reader would read "no card" until the next removal.
+        public var guardRetapDelay: Duration
         /// Pause between connection attempts while the driver is not there.
         public var retryInterval: Duration
         /// How long one connection attempt may take.
         public var connectTimeout: Duration
 
-        /// The defaults: 2 s silence guard, 0.5 s retry, 2 s connect timeout.
+        /// The defaults: 2 s silence guard, back 1 s after it trips, 0.5 s retry, 2 s connect
+        /// timeout.
         public init(
             silenceGuard: Duration = .seconds(2),
+            guardRetapDelay: Duration = .seconds(1),
             retryInterval: Duration = .milliseconds(500),
             connectTimeout: Duration = .seconds(2)
         ) {
             self.silenceGuard = silenceGuard
+            self.guardRetapDelay = guardRetapDelay
             self.retryInterval = retryInterval
             self.connectTimeout = connectTimeout
         }

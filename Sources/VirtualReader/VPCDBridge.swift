@@ -23,8 +23,9 @@ import Synchronization
 /// that reader (and pcscd's reader list with it) hangs until pcscd restarts. Its signature is
 /// silence: normally vpcd polls get-ATR about every 0.4 s, but while it waits for an answer
 /// it sends nothing. So when a `00`/`01`/`02` is followed by no message at all for
-/// ``Options/silenceGuard`` (2 s), the bridge assumes it was such an APDU and drops and
-/// re-opens the connection. vpcd's wait then fails, the application sees the card removed
+/// ``Options/silenceGuard`` (2 s), the bridge assumes it was such an APDU and drops the
+/// connection, then re-opens it after ``Options/guardRetapDelay`` (1 s, so pcscd's presence
+/// polling sees the card gone). vpcd's wait then fails, the application sees the card removed
 /// and tapped again, and the reader works again. A genuine control code costs nothing: the
 /// next get-ATR poll arrives well within the guard time.
 ///
@@ -72,6 +73,9 @@ public final class VPCDBridge: @unchecked Sendable {
 
     /// Takes the card off the reader and taps it again after `delay`: the connection is closed
     /// (applications see the card removed; it is powered off) and re-opened. Async-signal-safe.
+    ///
+    /// Keep `delay` at 0.5 s or more with pcscd: it polls presence every 0.4 s, and a card that
+    /// is back before pcscd saw the reader empty is not taken as a new insertion.
     public func removeAndTap(after delay: Duration = .seconds(1)) {
         tapDelayMilliseconds.store(max(0, VPCDConnection.milliseconds(delay)), ordering: .sequentiallyConsistent)
         wake.signal()
@@ -134,8 +138,10 @@ public final class VPCDBridge: @unchecked Sendable {
             connection.close()
             card.powerOff()
             trace?(.disconnected(reason))
-            if case .removeAndTap(let delay) = reason {
-                sleep(delay)
+            switch reason {
+            case .removeAndTap(let delay): sleep(delay)
+            case .silenceAfterControl: sleep(options.guardRetapDelay)
+            default: break
             }
         }
         trace?(.stopped)

@@ -33,7 +33,7 @@ final class VPCDConnection {
             switch self {
             case .resolve(let message): "cannot resolve host: \(message)"
             case .connect(let code): String(cString: strerror(code))
-            case .timedOut: "connection timed out"
+            case .timedOut: "connection timed out: the driver accepts one card per slot; is another card process on it?"
             case .woken: "interrupted"
             case .io(let code): String(cString: strerror(code))
             }

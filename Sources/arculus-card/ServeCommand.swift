@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import ArculusCard
-import Dispatch
 import Synchronization
 import VirtualReader
 
@@ -43,6 +42,8 @@ enum ServeCommand: Subcommand {
                                processing") so the client polls with NFCCTAP_GETRESPONSE, as slow
                                cards do; exercises clients' polling and cancel paths.
           --tap-delay SECONDS  How long the card stays off the reader on SIGUSR1. Default 1.
+                               Keep it at 0.5 or more: pcscd polls every 0.4 s and misses a
+                               shorter absence.
           --pid-file FILE      Write the process id to FILE (removed on exit).
           --verbose            Trace every APDU to stderr: hex, and for CTAP the command name and
                                CBOR in diagnostic notation (PIN/UV material abbreviated).
@@ -135,23 +136,19 @@ enum ServeCommand: Subcommand {
         let bridge = VPCDBridge(card: card, endpoint: endpoint, trace: traceHook(endpoint: endpoint, verbose: options.flag("--verbose")))
         Console.error("arculus-card serve: \(card.profile.name) card\(options.value("--card").map { " from \($0)" } ?? " (in memory)") for vpcd at \(endpoint)")
 
-        // Signals arrive on a dispatch queue, never in a signal handler: the handlers only
-        // ask the bridge to stop or re-tap, which it does between two APDUs.
-        let signalQueue = DispatchQueue(label: "arculus-card.signals")
-        var sources: [any DispatchSourceSignal] = []
-        let stop: @Sendable () -> Void = { bridge.stop() }
+        // Signals are relayed to a thread, never handled in the signal handler: the relay only
+        // asks the bridge to stop or re-tap, which the bridge does between two APDUs.
         let delay = tapDelay
-        let tap: @Sendable () -> Void = { bridge.removeAndTap(after: delay) }
-        for (number, action) in [(SIGINT, stop), (SIGTERM, stop), (SIGUSR1, tap)] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
-            source.setEventHandler(handler: action)
-            source.resume()
-            sources.append(source)
+        let relay = SignalRelay(signals: [SIGINT, SIGTERM, SIGUSR1]) { number in
+            if number == SIGUSR1 {
+                bridge.removeAndTap(after: delay)
+            } else {
+                bridge.stop()
+            }
         }
 
         bridge.run()
-        for source in sources { source.cancel() }
+        withExtendedLifetime(relay) {}
         return ExitStatus.success
     }
 

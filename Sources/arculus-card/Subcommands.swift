@@ -5,6 +5,10 @@ enum Subcommands {
         ServeCommand.self,
         ProfileCommand.self,
         AttestationCommand.self,
+        ReplayCommand.self,
+        TranscriptCommand.self,
+        SDKCommand.self,
+        PCSCCommand.self,
     ]
 
     static var overview: String {

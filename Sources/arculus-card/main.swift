@@ -7,4 +7,8 @@ import Glibc
 import Darwin
 #endif
 
+// A closed stdout or stderr (the reading end of a pipe went away) must not kill a card that
+// is serving a reader: write errors are simply ignored instead.
+signal(SIGPIPE, SIG_IGN)
+
 exit(Subcommands.dispatch(Array(CommandLine.arguments.dropFirst())))

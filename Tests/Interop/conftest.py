@@ -12,6 +12,7 @@ When pcscd cannot be reached the tests skip on a developer machine, and FAIL in 
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import shutil
@@ -90,7 +91,7 @@ class ServedCard:
         self._present = 0
         self._present_lock = threading.Condition()
         self.process = subprocess.Popen(
-            [str(binary), "serve", "--card", str(image), "--slot", str(slot), "--tap-delay", "0.5", *extra],
+            [str(binary), "serve", "--card", str(image), "--slot", str(slot), "--tap-delay", "1", "--verbose", *extra],
             stdout=subprocess.PIPE,
             stderr=open(self.stderr_path, "wb"),
             text=True,
@@ -172,49 +173,90 @@ class ServedCard:
         return self.process.returncode
 
 
-def _wait_reader_empty(reader: str, timeout: float = 5.0):
-    """Until pcscd has seen the card go, so the next test's card is a new insertion."""
-    from smartcard.System import readers
-    from smartcard.Exceptions import CardConnectionException, NoCardException
+def _reader_event_state(reader: str) -> int:
+    """pcscd's event state word for `reader` (SCardGetStatusChange), without connecting."""
+    from smartcard import scard
+
+    _, context = scard.SCardEstablishContext(scard.SCARD_SCOPE_USER)
+    try:
+        hresult, states = scard.SCardGetStatusChange(context, 0, [(reader, scard.SCARD_STATE_UNAWARE)])
+        if hresult != scard.SCARD_S_SUCCESS or not states:
+            return 0
+        return states[0][1]
+    finally:
+        scard.SCardReleaseContext(context)
+
+
+def _wait_insertion_seen(served: ServedCard, timeout: float = 10.0):
+    """Until pcscd lists the card as present in its reader."""
+    from smartcard import scard
+
+    deadline = time.monotonic() + timeout
+    while not _reader_event_state(served.reader) & scard.SCARD_STATE_PRESENT:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"pcscd never saw the card in {served.reader}:\n{served.stderr()}")
+        time.sleep(0.05)
+
+
+def _wait_removal_seen(reader: str, counter_before: int, timeout: float = 5.0):
+    """Until pcscd's own polling has seen the card go (its event counter moved and the reader
+    is empty), so that the next test's card is a new insertion.
+
+    Deliberately no SCardConnect here: connecting while pcscd has not yet noticed the removal
+    makes pcscd mark the reader empty behind its polling thread's back, and a card that then
+    connects at once is never taken as inserted (the reader stays "empty")."""
+    from smartcard import scard
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        matching = [r for r in readers() if str(r) == reader]
-        if not matching:
+        state = _reader_event_state(reader)
+        if state & scard.SCARD_STATE_EMPTY and (state >> 16) != counter_before:
             return
-        connection = matching[0].createConnection()
-        try:
-            connection.connect()
-            connection.disconnect()
-        except (NoCardException, CardConnectionException):
-            return
-        time.sleep(0.2)
+        time.sleep(0.05)
 
 
-def _serve(pcsc_reader, tmp_path, extra):
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keeps each phase's report on the test item, so fixtures can see whether it failed."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
+
+
+def _serve(request, pcsc_reader, tmp_path, extra):
     binary = _binary()
     if not binary.exists():
         _unavailable(f"no arculus-card binary at {binary} (build it, or set ARCULUS_CARD)")
     served = ServedCard(binary, _slot(), tmp_path / "card.image", extra, tmp_path)
     try:
         served.wait_present(1)
+        _wait_insertion_seen(served)
         yield served
     finally:
+        # PC/SC handles a test dropped without disconnecting are released when Python collects
+        # them, and pyscard then unpowers "the card in the reader": collect now, while that is
+        # still this test's card, not the next test's.
+        gc.collect()
+        counter = _reader_event_state(served.reader) >> 16
         status = served.stop()
-        _wait_reader_empty(served.reader)
+        _wait_removal_seen(served.reader, counter)
+        report = getattr(request.node, "report_call", None)
+        if report is not None and report.failed:
+            # Shown with the failure: what the card saw (serve runs with --verbose).
+            print(f"--- arculus-card serve stderr ---\n{served.stderr()}")
     assert status == 0, f"arculus-card serve exited with {status}:\n{served.stderr()}"
 
 
 @pytest.fixture
-def card(pcsc_reader, tmp_path):
+def card(request, pcsc_reader, tmp_path):
     """A fresh card (new image file) on the vpcd reader, for one test."""
-    yield from _serve(pcsc_reader, tmp_path, [])
+    yield from _serve(request, pcsc_reader, tmp_path, [])
 
 
 @pytest.fixture
-def busy_card(pcsc_reader, tmp_path):
+def busy_card(request, pcsc_reader, tmp_path):
     """A fresh card that answers NFCCTAP_MSG with 9100 first (--busy-first)."""
-    yield from _serve(pcsc_reader, tmp_path, ["--busy-first"])
+    yield from _serve(request, pcsc_reader, tmp_path, ["--busy-first"])
 
 
 class TrafficLog(logging.Handler):

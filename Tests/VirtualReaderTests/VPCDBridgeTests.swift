@@ -6,7 +6,7 @@ import VirtualReader
 
 @Suite("vpcd bridge against an in-test vpcd")
 struct VPCDBridgeTests {
-    static let fast = VPCDBridge.Options(silenceGuard: .milliseconds(400), retryInterval: .milliseconds(100), connectTimeout: .seconds(1))
+    static let fast = VPCDBridge.Options(silenceGuard: .milliseconds(400), guardRetapDelay: .milliseconds(200), retryInterval: .milliseconds(100), connectTimeout: .seconds(1))
 
     /// Starts a bridge to `vpcd` and hands it to `body`; stops it afterwards.
     func withBridge(_ vpcd: FakeVPCD, card: RecordingCard = RecordingCard(), trace: TraceLog = TraceLog(),
@@ -94,7 +94,10 @@ struct VPCDBridgeTests {
             #expect(vpcd.waitForClose(timeout: .seconds(3)))
             let waited = start.duration(to: clock.now)
             #expect(waited >= .milliseconds(350))
+            let closed = clock.now
             #expect(vpcd.accept(timeout: .seconds(3)))
+            // Away long enough for pcscd's presence polling to notice.
+            #expect(closed.duration(to: clock.now) >= .milliseconds(180))
             #expect(vpcd.exchange([0x04]) == card.atr)
         }
         #expect(trace.disconnectReasons.first == .silenceAfterControl(code))

@@ -136,12 +136,7 @@ extension Authenticator {
         let authenticatorData = AuthenticatorData(rpIdHash: request.rpIdHash, flags: flags,
                                                   signatureCounter: state.signatureCounter,
                                                   attestedCredential: nil, extensions: extensions).bytes
-        let key: P256PrivateKey
-        do {
-            key = try P256PrivateKey(rawScalar: candidate.contents.privateKey)
-        } catch {
-            throw .other
-        }
+        let key = try signingKey(id: candidate.id, scalar: candidate.contents.privateKey)
         let signature = try sign(authenticatorData + request.clientDataHash, with: key)
         var response = CBORMap()
         response[.int(0x01)] = CredentialDescriptor.encode(id: candidate.id)

@@ -51,7 +51,7 @@ extension Authenticator {
         // A credProtect level-3 credential needs user verification, which U2F cannot give.
         if contents.credProtect == 3 { return .wrongData }
         guard (try? persist(.setSignatureCounter(state.signatureCounter &+ 1))) != nil,
-              let key = try? P256PrivateKey(rawScalar: contents.privateKey) else {
+              let key = try? signingKey(id: keyHandle, scalar: contents.privateKey) else {
             return .wrongData
         }
         let userPresent: UInt8 = control == 0x03 ? 0x01 : 0x00

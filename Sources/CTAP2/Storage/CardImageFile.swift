@@ -113,7 +113,7 @@ public final class CardImageFile: CardStorage {
     }
 
     public func commit(_ mutations: [CardMutation]) throws(CardImageError) {
-        guard var next = state else { throw error(.io("commit before the card image was created")) }
+        guard state != nil else { throw error(.io("commit before the card image was created")) }
         if appendDescriptor < 0 {
             appendDescriptor = open(path, O_WRONLY | O_CLOEXEC)
             guard appendDescriptor >= 0 else { throw error(.io("cannot open for writing: \(Self.errnoText())")) }
@@ -135,10 +135,10 @@ public final class CardImageFile: CardStorage {
         validLength += record.count
         fileLength = validLength
         journalLength += record.count
-        for mutation in mutations { next.apply(mutation) }
-        state = next
-        if journalLength > max(compactionThreshold, snapshotLength) {
-            try save(next)
+        // In place: a copy of the state would copy every credential (O(n) per change).
+        for mutation in mutations { state!.apply(mutation) }
+        if journalLength > max(compactionThreshold, snapshotLength), let state {
+            try save(state)
         }
     }
 

@@ -1,5 +1,5 @@
 /// An OpenSSL algorithm implementation fetched once from the default provider
-/// (`EVP_MD`, `EVP_MAC`, `EVP_KDF` or `EVP_CIPHER`).
+/// (`EVP_MD`, `EVP_MAC`, `EVP_KDF` or `EVP_CIPHER`), or a built-in `EC_GROUP`.
 ///
 /// `@unchecked Sendable` is sound because a fetched algorithm is an immutable,
 /// reference-counted object that OpenSSL documents as shareable between

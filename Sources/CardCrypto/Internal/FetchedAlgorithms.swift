@@ -13,4 +13,9 @@ enum FetchedAlgorithms {
     static let hkdf = FetchedAlgorithm(EVP_KDF_fetch(nil, "HKDF", nil), name: "HKDF", release: { EVP_KDF_free($0) })
     /// AES-256 in CBC mode (`EVP_CIPHER`).
     static let aes256CBC = FetchedAlgorithm(EVP_CIPHER_fetch(nil, "AES-256-CBC", nil), name: "AES-256-CBC", release: { EVP_CIPHER_free($0) })
+    /// The P-256 group (`EC_GROUP`), for scalar checks and point arithmetic. Building it
+    /// (curve parameters, Montgomery contexts) costs more than an ECDSA signature; OpenSSL only
+    /// reads a group it is given as `const`, so one is shared.
+    static let p256Group = FetchedAlgorithm(EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1), name: "EC group P-256",
+                                            release: { EC_GROUP_free($0) })
 }

@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+
+/// The app's side of the backend-proxied flow: a backend that follows the JSON contract of the
+/// sample servlet (`POST {operation, username, displayName, rpId}` for phase 1,
+/// `{operation, username, cardResponseData, cookies, sessionId}` for phase 3), mirroring the
+/// samples' `BackendApiClient`. The FIDO2 server's session cookies come back in phase 1's JSON
+/// (`cookies`) and are sent with phase 3, in the body and as a `Cookie` header.
+public final class ArculusBackendClient: Sendable {
+    /// The backend's base URL, e.g. `https://your-backend.com`.
+    public let baseUrl: String
+    /// Path of the registration servlet (default `/fido/register`).
+    public let registerPath: String
+    /// Path of the authentication servlet (default `/fido/authenticate`).
+    public let authenticatePath: String
+    private let sessionCookies = Mutex<String?>(nil)
+    private let http: HTTPExchange
+
+    public init(baseUrl: String, registerPath: String = "/fido/register", authenticatePath: String = "/fido/authenticate",
+                timeout: Double = 30) {
+        self.baseUrl = baseUrl.hasSuffix("/") ? String(baseUrl.dropLast()) : baseUrl
+        self.registerPath = registerPath
+        self.authenticatePath = authenticatePath
+        http = HTTPExchange(timeout: timeout)
+    }
+
+    /// Forgets the FIDO2 server session cookies of the last phase 1.
+    public func clearSessionCookies() {
+        sessionCookies.withLock { $0 = nil }
+    }
+
+    /// The cookies phase 1 handed over, if any.
+    public var cookies: String? { sessionCookies.withLock { $0 } }
+
+    /// Phase 1 of a registration: the backend asks its FIDO2 server for options.
+    public func registerBegin(username: String, displayName: String, rpId: String) async throws(ArculusFidoError) -> JSONValue {
+        let answer = try await post(registerPath, [
+            "operation": .string("register"), "username": .string(username),
+            "displayName": .string(displayName), "rpId": .string(rpId),
+        ], what: "registration begin at the backend")
+        keepCookies(answer)
+        return answer
+    }
+
+    /// Phase 3 of a registration: the backend forwards the card's response to its FIDO2 server.
+    public func registerComplete(username: String, cardResponseData: JSONValue) async throws(ArculusFidoError) -> JSONValue {
+        var body: [String: JSONValue] = [
+            "operation": .string("register"), "username": .string(username), "cardResponseData": cardResponseData,
+        ]
+        if let cookies { body["cookies"] = .string(cookies) }
+        return try await post(registerPath, body, what: "registration complete at the backend")
+    }
+
+    /// Phase 1 of an authentication.
+    public func authenticateBegin(username: String, rpId: String) async throws(ArculusFidoError) -> JSONValue {
+        let answer = try await post(authenticatePath, [
+            "operation": .string("authenticate"), "username": .string(username), "rpId": .string(rpId),
+        ], what: "authentication begin at the backend")
+        keepCookies(answer)
+        return answer
+    }
+
+    /// Phase 3 of an authentication.
+    public func authenticateComplete(cardResponseData: JSONValue, sessionId: String?, username: String) async throws(ArculusFidoError) -> JSONValue {
+        var body: [String: JSONValue] = [
+            "operation": .string("authenticate"), "username": .string(username), "cardResponseData": cardResponseData,
+        ]
+        if let sessionId { body["sessionId"] = .string(sessionId) }
+        if let cookies { body["cookies"] = .string(cookies) }
+        return try await post(authenticatePath, body, what: "authentication complete at the backend")
+    }
+
+    private func keepCookies(_ answer: JSONValue) {
+        if let cookies = answer["cookies"]?.stringValue, !cookies.isEmpty {
+            sessionCookies.withLock { $0 = cookies }
+        }
+    }
+
+    /// POSTs to the backend; the answer's JSON whatever its HTTP status (the servlet reports
+    /// failures as `{"status": "failed", "error": …}` with 4xx/5xx), with `httpStatus` added.
+    private func post(_ path: String, _ body: [String: JSONValue], what: String) async throws(ArculusFidoError) -> JSONValue {
+        guard let url = URL(string: baseUrl + (path.hasPrefix("/") ? path : "/" + path)), url.host != nil else {
+            throw ArculusFidoError(.unknown, "\(what): '\(baseUrl)\(path)' is not a URL")
+        }
+        let answer = try await http.post(url, .object(body), what: what, cookieHeader: cookies)
+        guard case .object(var members) = answer.json else {
+            throw ArculusFidoError(.unknown, "\(what): the backend answered HTTP \(answer.status) without JSON: \(answer.text.prefix(200))",
+                                   httpStatus: answer.status)
+        }
+        members["httpStatus"] = .number(Double(answer.status))
+        return .object(members)
+    }
+}

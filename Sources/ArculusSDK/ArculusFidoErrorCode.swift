@@ -1,0 +1,44 @@
+/// The card error codes of the vendor's Arculus FIDO SDK (developer documentation, "Error codes"),
+/// so that an app written against the vendor SDK handles this one's errors the same way.
+public enum ArculusFidoErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible {
+    /// The card left the NFC field (or reader) during the operation.
+    case tagLost = 600
+    /// Anything without a more specific code.
+    case unknown = 601
+    /// The card holds no credential the request can use (`CTAP2_ERR_NO_CREDENTIALS`).
+    case noCredentials = 602
+    /// The card holds credentials for the relying party, but none for this user.
+    case userNotFound = 603
+    /// A signature from the card does not verify.
+    case signatureFailed = 604
+    /// authenticatorReset was refused.
+    case deviceResetFailed = 605
+    /// No room for another discoverable credential (`CTAP2_ERR_KEY_STORE_FULL`).
+    case keystoreFull = 606
+    /// The APDU exchange with the card failed (reader error, garbled answer).
+    case transmitFailed = 607
+    /// No PIN token: wrong PIN, PIN blocked, or no PIN set.
+    case getPINTokenFailed = 608
+    /// The card rejected the PIN authentication, or did not give its key agreement key
+    /// ("Get Public Key Failed").
+    case pinVerificationFailed = 609
+
+    /// The vendor's name for the code, e.g. "Tag Lost".
+    public var title: String {
+        switch self {
+        case .tagLost: "Tag Lost"
+        case .unknown: "Unknown"
+        case .noCredentials: "No Credentials"
+        case .userNotFound: "User Not Found"
+        case .signatureFailed: "Signature Failed"
+        case .deviceResetFailed: "Device Reset Failed"
+        case .keystoreFull: "Keystore Full"
+        case .transmitFailed: "Transmit Failed"
+        case .getPINTokenFailed: "Get PIN Token Failed"
+        case .pinVerificationFailed: "PIN Verification Failed"
+        }
+    }
+
+    /// `608 Get PIN Token Failed`.
+    public var description: String { "\(rawValue) \(title)" }
+}

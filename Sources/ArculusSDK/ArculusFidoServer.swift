@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+
+/// A FIDO2 server speaking the vendor's REST API (every path under `/fidoapi/`), as the sample
+/// apps configure it:
+///
+/// ```swift
+/// let fidoServer = ArculusFidoServer(domain: "fido.example.com")
+/// fidoServer.registrationBeginEndpoint = "fidoapi/certify/attestation/options"
+/// fidoServer.registrationCompleteEndpoint = "fidoapi/certify/attestation/result"
+/// ```
+///
+/// `domain` is a host name (HTTPS is implied) or a whole base URL such as
+/// `http://127.0.0.1:8080` for a local test server. The origin put in clientDataJSON is the
+/// server's own: scheme, host and port of that base.
+public final class ArculusFidoServer: Sendable {
+    private struct Endpoints {
+        var registrationBegin = "fidoapi/certify/attestation/options"
+        var registrationComplete = "fidoapi/certify/attestation/result"
+        var authorizationBegin = "fidoapi/certify/assertion/options"
+        var authorizationComplete = "fidoapi/certify/assertion/result"
+        var timeout: Double = 30
+    }
+
+    /// The domain or base URL given at creation.
+    public let domain: String
+    private let endpoints = Mutex(Endpoints())
+
+    /// A server at `domain`.
+    public init(domain: String) {
+        self.domain = domain
+    }
+
+    /// Registration phase 1 (default `fidoapi/certify/attestation/options`).
+    public var registrationBeginEndpoint: String {
+        get { endpoints.withLock { $0.registrationBegin } }
+        set { endpoints.withLock { $0.registrationBegin = newValue } }
+    }
+
+    /// Registration phase 3 (default `fidoapi/certify/attestation/result`).
+    public var registrationCompleteEndpoint: String {
+        get { endpoints.withLock { $0.registrationComplete } }
+        set { endpoints.withLock { $0.registrationComplete = newValue } }
+    }
+
+    /// Authentication phase 1 (default `fidoapi/certify/assertion/options`).
+    public var authorizationBeginEndpoint: String {
+        get { endpoints.withLock { $0.authorizationBegin } }
+        set { endpoints.withLock { $0.authorizationBegin = newValue } }
+    }
+
+    /// Authentication phase 3 (default `fidoapi/certify/assertion/result`).
+    public var authorizationCompleteEndpoint: String {
+        get { endpoints.withLock { $0.authorizationComplete } }
+        set { endpoints.withLock { $0.authorizationComplete = newValue } }
+    }
+
+    /// Seconds to wait for each HTTP answer (default 30).
+    public var timeout: Double {
+        get { endpoints.withLock { $0.timeout } }
+        set { endpoints.withLock { $0.timeout = newValue } }
+    }
+
+    /// The base URL: `domain` when it has a scheme, else `https://domain`.
+    public var baseURL: String {
+        let trimmed = domain.hasSuffix("/") ? String(domain.dropLast()) : domain
+        return trimmed.contains("://") ? trimmed : "https://" + trimmed
+    }
+
+    /// scheme://host[:port] of the base URL: the origin in clientDataJSON.
+    public var origin: String {
+        guard let components = URLComponents(string: baseURL), let scheme = components.scheme, let host = components.host else {
+            return baseURL
+        }
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        let port = components.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(bracketed)\(port)"
+    }
+
+    /// The URL of `endpoint` (a path relative to the base, with or without a leading slash).
+    func url(_ endpoint: String) throws(ArculusFidoError) -> URL {
+        let path = endpoint.hasPrefix("/") ? String(endpoint.dropFirst()) : endpoint
+        guard let url = URL(string: baseURL + "/" + path), url.host != nil else {
+            throw ArculusFidoError(.unknown, "'\(baseURL)/\(path)' is not a URL; give the server as a host name or http(s)://host:port")
+        }
+        return url
+    }
+}

@@ -1,0 +1,38 @@
+import CBOR
+
+/// What authenticatorMakeCredential returned (CTAP 2.1 §6.1.2): the attestation statement format,
+/// the authenticator data with the new credential, and the attestation statement.
+public struct AttestationResult: Sendable {
+    /// `fmt` (0x01), e.g. `packed`.
+    public let format: String
+    /// `authData` (0x02), parsed.
+    public let authenticatorData: ParsedAuthenticatorData
+    /// `attStmt` (0x03).
+    public let statement: CBORMap
+
+    /// Reads a makeCredential response map.
+    public init(_ map: CBORMap) throws(CTAPClientError) {
+        guard let format = map[int: 0x01]?.textValue else { throw .malformedResponse("makeCredential without fmt") }
+        guard let authData = map[int: 0x02]?.bytesValue else { throw .malformedResponse("makeCredential without authData") }
+        guard let statement = map[int: 0x03]?.mapValue else { throw .malformedResponse("makeCredential without attStmt") }
+        self.format = format
+        self.statement = statement
+        authenticatorData = try ParsedAuthenticatorData(authData)
+        guard authenticatorData.attestedCredential != nil else {
+            throw .malformedResponse("makeCredential authData without attested credential data")
+        }
+    }
+
+    /// The new credential's ID.
+    public var credentialID: [UInt8] { authenticatorData.attestedCredential?.credentialID ?? [] }
+
+    /// The WebAuthn attestation object (WebAuthn §6.5): the same three items keyed by text,
+    /// `fmt`, `attStmt`, `authData`, in canonical CBOR.
+    public var attestationObject: [UInt8] {
+        CBOREncoder.encode(.map([
+            "fmt": .text(format),
+            "attStmt": .map(statement),
+            "authData": .bytes(authenticatorData.bytes),
+        ]))
+    }
+}

@@ -1,0 +1,146 @@
+import CBOR
+import CardCrypto
+
+/// authenticatorClientPIN subcommands (CTAP 2.1 §6.5.5).
+enum ClientPINSubcommand: Int, CustomStringConvertible {
+    case getPINRetries = 0x01
+    case getKeyAgreement = 0x02
+    case setPIN = 0x03
+    case changePIN = 0x04
+    case getPINToken = 0x05
+    case getPinUvAuthTokenUsingPinWithPermissions = 0x09
+
+    var description: String {
+        switch self {
+        case .getPINRetries: "getPINRetries"
+        case .getKeyAgreement: "getKeyAgreement"
+        case .setPIN: "setPIN"
+        case .changePIN: "changePIN"
+        case .getPINToken: "getPinToken"
+        case .getPinUvAuthTokenUsingPinWithPermissions: "getPinUvAuthTokenUsingPinWithPermissions"
+        }
+    }
+}
+
+extension CTAPClient {
+    /// The PIN retry counter (getPINRetries, CTAP 2.1 §6.5.5.2): attempts left before the PIN
+    /// is blocked, and, on CTAP 2.1 cards, whether the card must leave the field before the next
+    /// attempt (three wrong PINs in a row).
+    public func pinRetries() throws(CTAPClientError) -> (retries: Int, powerCycleRequired: Bool?) {
+        var parameters = CBORMap()
+        if let version = info.preferredPINUVAuthProtocol { parameters[.int(0x01)] = .int(version) }
+        parameters[.int(0x02)] = .int(ClientPINSubcommand.getPINRetries.rawValue)
+        let response = try send(.clientPIN, parameters, subcommand: "\(ClientPINSubcommand.getPINRetries)")
+        guard let retries = response[int: 0x03]?.intValue else {
+            throw .malformedResponse("getPINRetries without pinRetries")
+        }
+        return (retries, response[int: 0x04]?.boolValue)
+    }
+
+    /// The card's key agreement key (getKeyAgreement, CTAP 2.1 §6.5.5.4).
+    public func keyAgreement(_ pinProtocol: any PlatformPINUVAuthProtocol) throws(CTAPClientError) -> COSEPublicKey {
+        let response = try send(.clientPIN, [.int(0x01): .int(pinProtocol.version),
+                                             .int(0x02): .int(ClientPINSubcommand.getKeyAgreement.rawValue)],
+                                subcommand: "\(ClientPINSubcommand.getKeyAgreement)")
+        guard let key = response[int: 0x01] else { throw .malformedResponse("getKeyAgreement without keyAgreement") }
+        return try COSEPublicKey(cbor: key)
+    }
+
+    /// Sets the first PIN (setPIN, CTAP 2.1 §6.5.5.5).
+    ///
+    /// - Throws: ``CTAPClientError/invalidArgument(_:)`` for a PIN the card's policy forbids
+    ///   (checked here first, as CTAP asks platforms to); `CTAP2_ERR_PIN_AUTH_INVALID` from a card
+    ///   that has a PIN already.
+    public func setPIN(_ pin: String) throws(CTAPClientError) {
+        let paddedPIN = try padded(pin, role: "new PIN")
+        let pinProtocol = try self.pinProtocol
+        let (platformKey, sharedSecret) = try pinProtocol.encapsulate(peer: try keyAgreement(pinProtocol))
+        let newPinEnc = try pinProtocol.encrypt(key: sharedSecret, plaintext: paddedPIN)
+        _ = try send(.clientPIN, [
+            .int(0x01): .int(pinProtocol.version),
+            .int(0x02): .int(ClientPINSubcommand.setPIN.rawValue),
+            .int(0x03): platformKey.cbor,
+            .int(0x04): .bytes(pinProtocol.authenticate(key: sharedSecret, message: newPinEnc)),
+            .int(0x05): .bytes(newPinEnc),
+        ], subcommand: "\(ClientPINSubcommand.setPIN)")
+        try refreshInfo()
+    }
+
+    /// Changes the PIN (changePIN, CTAP 2.1 §6.5.5.6). A wrong `currentPIN` costs a retry.
+    public func changePIN(from currentPIN: String, to newPIN: String) throws(CTAPClientError) {
+        let paddedPIN = try padded(newPIN, role: "new PIN")
+        let pinProtocol = try self.pinProtocol
+        let (platformKey, sharedSecret) = try pinProtocol.encapsulate(peer: try keyAgreement(pinProtocol))
+        let pinHashEnc = try pinProtocol.encrypt(key: sharedSecret, plaintext: Self.pinHash(currentPIN))
+        let newPinEnc = try pinProtocol.encrypt(key: sharedSecret, plaintext: paddedPIN)
+        _ = try send(.clientPIN, [
+            .int(0x01): .int(pinProtocol.version),
+            .int(0x02): .int(ClientPINSubcommand.changePIN.rawValue),
+            .int(0x03): platformKey.cbor,
+            .int(0x04): .bytes(pinProtocol.authenticate(key: sharedSecret, message: newPinEnc + pinHashEnc)),
+            .int(0x05): .bytes(newPinEnc),
+            .int(0x06): .bytes(pinHashEnc),
+        ], subcommand: "\(ClientPINSubcommand.changePIN)")
+    }
+
+    /// A pinUvAuthToken for `permissions` (bound to `rpID` when given), from the PIN: with
+    /// getPinUvAuthTokenUsingPinWithPermissions (CTAP 2.1 §6.5.5.7.2) on cards with the
+    /// `pinUvAuthToken` option, else with getPinToken (§6.5.5.7.1), whose token carries the
+    /// mc and ga permissions implicitly. A wrong PIN costs a retry.
+    public func pinToken(pin: String, permissions: TokenPermissions, rpID: String? = nil) throws(CTAPClientError) -> PINUVAuthToken {
+        guard !pin.isEmpty else { throw .invalidArgument("the PIN is empty") }
+        let pinProtocol = try self.pinProtocol
+        let (platformKey, sharedSecret) = try pinProtocol.encapsulate(peer: try keyAgreement(pinProtocol))
+        let pinHashEnc = try pinProtocol.encrypt(key: sharedSecret, plaintext: Self.pinHash(pin))
+        var parameters: CBORMap = [
+            .int(0x01): .int(pinProtocol.version),
+            .int(0x03): platformKey.cbor,
+            .int(0x06): .bytes(pinHashEnc),
+        ]
+        let subcommand: ClientPINSubcommand
+        let granted: TokenPermissions
+        if info.supportsPermissionTokens {
+            subcommand = .getPinUvAuthTokenUsingPinWithPermissions
+            parameters[.int(0x09)] = .int(Int(permissions.rawValue))
+            if let rpID { parameters[.int(0x0A)] = .text(rpID) }
+            granted = permissions
+        } else {
+            guard permissions.isSubset(of: [.makeCredential, .getAssertion]) else {
+                throw .unsupported("the card has no pinUvAuthToken option, so its PIN token allows makeCredential and getAssertion only")
+            }
+            subcommand = .getPINToken
+            granted = [.makeCredential, .getAssertion]
+        }
+        parameters[.int(0x02)] = .int(subcommand.rawValue)
+        let response = try send(.clientPIN, parameters, subcommand: "\(subcommand)")
+        guard let encrypted = response[int: 0x02]?.bytesValue else {
+            throw .malformedResponse("\(subcommand) without pinUvAuthToken")
+        }
+        let token = try pinProtocol.decrypt(key: sharedSecret, ciphertext: encrypted)
+        guard token.count == 16 || token.count == 32 else {
+            throw .malformedResponse("a pinUvAuthToken of \(token.count) bytes (16 or 32)")
+        }
+        return PINUVAuthToken(value: token, pinProtocol: pinProtocol, permissions: granted,
+                              rpID: info.supportsPermissionTokens ? rpID : nil)
+    }
+
+    /// LEFT(SHA-256(pin), 16), what pinHashEnc encrypts.
+    static func pinHash(_ pin: String) -> [UInt8] {
+        Array(SHA256.hash(Array(pin.utf8)).prefix(16))
+    }
+
+    /// The PIN in the 64-byte zero-padded block newPinEnc encrypts, after the platform's checks
+    /// (CTAP 2.1 §6.5.5.5): at least minPINLength code points, at most 63 bytes of UTF-8.
+    private func padded(_ pin: String, role: String) throws(CTAPClientError) -> [UInt8] {
+        let bytes = Array(pin.utf8)
+        let codePoints = pin.unicodeScalars.count
+        guard codePoints >= info.minPINLength else {
+            throw .invalidArgument("the \(role) has \(codePoints) character(s); this card wants at least \(info.minPINLength)")
+        }
+        guard bytes.count <= 63 else {
+            throw .invalidArgument("the \(role) is \(bytes.count) bytes of UTF-8; at most 63 fit")
+        }
+        guard !bytes.contains(0) else { throw .invalidArgument("the \(role) contains a NUL character") }
+        return bytes + [UInt8](repeating: 0, count: 64 - bytes.count)
+    }
+}

@@ -1,0 +1,108 @@
+import CBOR
+import CardCrypto
+
+/// authenticatorCredentialManagement subcommands (CTAP 2.1 §6.8).
+enum CredentialManagementSubcommand: Int, CustomStringConvertible {
+    case getCredsMetadata = 0x01
+    case enumerateRPsBegin = 0x02
+    case enumerateRPsGetNextRP = 0x03
+    case enumerateCredentialsBegin = 0x04
+    case enumerateCredentialsGetNextCredential = 0x05
+    case deleteCredential = 0x06
+
+    var description: String {
+        switch self {
+        case .getCredsMetadata: "getCredsMetadata"
+        case .enumerateRPsBegin: "enumerateRPsBegin"
+        case .enumerateRPsGetNextRP: "enumerateRPsGetNextRP"
+        case .enumerateCredentialsBegin: "enumerateCredentialsBegin"
+        case .enumerateCredentialsGetNextCredential: "enumerateCredentialsGetNextCredential"
+        case .deleteCredential: "deleteCredential"
+        }
+    }
+}
+
+extension CTAPClient {
+    /// How many discoverable credentials the card holds and how many more fit (getCredsMetadata).
+    /// The token needs the `cm` permission.
+    public func credentialsMetadata(token: PINUVAuthToken) throws(CTAPClientError) -> (existing: Int, remaining: Int) {
+        let response = try credentialManagement(.getCredsMetadata, token: token)
+        guard let existing = response[int: 0x01]?.intValue, let remaining = response[int: 0x02]?.intValue else {
+            throw .malformedResponse("getCredsMetadata without the two counts")
+        }
+        return (existing, remaining)
+    }
+
+    /// Every relying party with discoverable credentials on the card (enumerateRPs), or none.
+    public func relyingParties(token: PINUVAuthToken) throws(CTAPClientError) -> [RelyingPartyEntity] {
+        let first: CBORMap
+        do {
+            first = try credentialManagement(.enumerateRPsBegin, token: token)
+        } catch where error.ctapStatus == .noCredentials {
+            return []
+        }
+        var parties = [try Self.relyingParty(first)]
+        let total = first[int: 0x05]?.intValue ?? 1
+        while parties.count < total {
+            parties.append(try Self.relyingParty(try credentialManagement(.enumerateRPsGetNextRP, token: nil)))
+        }
+        return parties
+    }
+
+    /// The discoverable credentials for `relyingParty` (enumerateCredentials), or none.
+    public func credentials(of relyingParty: RelyingPartyEntity, token: PINUVAuthToken) throws(CTAPClientError) -> [StoredCredential] {
+        let rpIDHash = SHA256.hash(Array(relyingParty.id.utf8))
+        let first: CBORMap
+        do {
+            first = try credentialManagement(.enumerateCredentialsBegin, [.int(0x01): .bytes(rpIDHash)], token: token)
+        } catch where error.ctapStatus == .noCredentials {
+            return []
+        }
+        var credentials = [try StoredCredential(first, relyingParty: relyingParty)]
+        let total = first[int: 0x09]?.intValue ?? 1
+        while credentials.count < total {
+            credentials.append(try StoredCredential(try credentialManagement(.enumerateCredentialsGetNextCredential, token: nil),
+                                                    relyingParty: relyingParty))
+        }
+        return credentials
+    }
+
+    /// Every discoverable credential on the card, relying party by relying party.
+    public func allCredentials(token: PINUVAuthToken) throws(CTAPClientError) -> [StoredCredential] {
+        var all: [StoredCredential] = []
+        for party in try relyingParties(token: token) {
+            all += try credentials(of: party, token: token)
+        }
+        return all
+    }
+
+    /// Deletes the discoverable credential with `credentialID` (deleteCredential).
+    ///
+    /// - Throws: `CTAP2_ERR_NO_CREDENTIALS` when the card holds no such credential.
+    public func deleteCredential(id credentialID: [UInt8], token: PINUVAuthToken) throws(CTAPClientError) {
+        _ = try credentialManagement(.deleteCredential, [.int(0x02): CredentialDescriptor(id: credentialID).cbor], token: token)
+    }
+
+    /// One credential management subcommand; authenticated (pinUvAuthParam over subCommand ‖
+    /// subCommandParams) when `token` is given.
+    private func credentialManagement(_ subcommand: CredentialManagementSubcommand, _ subcommandParameters: CBORMap? = nil,
+                                      token: PINUVAuthToken?) throws(CTAPClientError) -> CBORMap {
+        guard let command = info.credentialManagementCommand else {
+            throw .unsupported("the card has no credential management (getInfo option credMgmt is absent)")
+        }
+        var parameters: CBORMap = [.int(0x01): .int(subcommand.rawValue)]
+        if let subcommandParameters { parameters[.int(0x02)] = .map(subcommandParameters) }
+        if let token {
+            var message = [UInt8(subcommand.rawValue)]
+            if let subcommandParameters { message += CBOREncoder.encode(.map(subcommandParameters)) }
+            parameters[.int(0x03)] = .int(token.pinProtocol.version)
+            parameters[.int(0x04)] = .bytes(token.authenticate(message))
+        }
+        return try send(command, parameters, subcommand: "\(subcommand)")
+    }
+
+    private static func relyingParty(_ map: CBORMap) throws(CTAPClientError) -> RelyingPartyEntity {
+        guard let rp = map[int: 0x03] else { throw .malformedResponse("enumerateRPs without rp") }
+        return try RelyingPartyEntity(cbor: rp)
+    }
+}

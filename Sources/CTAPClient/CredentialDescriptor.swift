@@ -1,0 +1,27 @@
+import CBOR
+
+/// PublicKeyCredentialDescriptor (WebAuthn §5.8.3): a credential named by its ID.
+public struct CredentialDescriptor: Equatable, Hashable, Sendable {
+    /// The credential ID.
+    public var id: [UInt8]
+    /// Always `public-key` today.
+    public var type: String
+
+    public init(id: [UInt8], type: String = "public-key") {
+        self.id = id
+        self.type = type
+    }
+
+    /// Reads the map a card returns.
+    public init(cbor: CBORValue) throws(CTAPClientError) {
+        guard let map = cbor.mapValue, let id = map[text: "id"]?.bytesValue else {
+            throw .malformedResponse("a credential descriptor without a byte-string id")
+        }
+        self.id = id
+        type = map[text: "type"]?.textValue ?? "public-key"
+    }
+
+    var cbor: CBORValue {
+        .map(["id": .bytes(id), "type": .text(type)])
+    }
+}

@@ -1,1 +1,0 @@
-// The PC/SC client module.

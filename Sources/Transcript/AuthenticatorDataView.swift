@@ -1,0 +1,71 @@
+import CBOR
+import CardCrypto
+
+/// Authenticator data (WebAuthn §6.1) taken apart for comparison: rpIdHash, flags,
+/// signCount, the attested credential (aaguid, credentialId, credentialPublicKey) and the
+/// extension outputs.
+struct AuthenticatorDataView {
+    var rpIdHash: [UInt8]
+    var flags: UInt8
+    var signCount: UInt32
+    var aaguid: [UInt8]?
+    var credentialId: [UInt8]?
+    var credentialPublicKey: CBORValue?
+    var extensions: CBORValue?
+
+    /// Parses `bytes`; nil when they are not well-formed authenticator data.
+    init?(_ bytes: [UInt8]) {
+        guard bytes.count >= 37 else { return nil }
+        rpIdHash = Array(bytes[0..<32])
+        flags = bytes[32]
+        signCount = bytes[33..<37].reduce(0) { $0 << 8 | UInt32($1) }
+        var rest = bytes[37...]
+        if flags & 0x40 != 0 {
+            guard rest.count >= 18 else { return nil }
+            aaguid = Array(rest.prefix(16))
+            let idLength = Int(rest[rest.startIndex + 16]) << 8 | Int(rest[rest.startIndex + 17])
+            rest = rest.dropFirst(18)
+            guard rest.count >= idLength else { return nil }
+            credentialId = Array(rest.prefix(idLength))
+            rest = rest.dropFirst(idLength)
+            guard let (key, after) = try? CBORDecoder.decodePrefix(rest) else { return nil }
+            credentialPublicKey = key
+            rest = after
+        }
+        if flags & 0x80 != 0 {
+            guard let (outputs, after) = try? CBORDecoder.decodePrefix(rest) else { return nil }
+            extensions = outputs
+            rest = after
+        }
+        guard rest.isEmpty else { return nil }
+    }
+
+    /// The fields as a map with text keys, in the order they appear in the bytes.
+    var asCBOR: CBORValue {
+        var map = CBORMap()
+        map[text: "rpIdHash"] = .bytes(rpIdHash)
+        map[text: "flags"] = .unsigned(UInt64(flags))
+        map[text: "signCount"] = .unsigned(UInt64(signCount))
+        if let aaguid { map[text: "aaguid"] = .bytes(aaguid) }
+        if let credentialId { map[text: "credentialId"] = .bytes(credentialId) }
+        if let credentialPublicKey { map[text: "credentialPublicKey"] = credentialPublicKey }
+        if let extensions { map[text: "extensions"] = extensions }
+        return .map(map)
+    }
+
+    /// The attested credential's ES256 key.
+    var publicKey: P256PublicKey? {
+        credentialPublicKey.flatMap(COSEKeyView.publicKey)
+    }
+}
+
+/// COSE_Key (RFC 9052 §7) checks for the EC2 P-256 keys CTAP uses.
+enum COSEKeyView {
+    /// The P-256 point of an EC2 key (kty 2, crv 1, 32-byte x and y on the curve); nil for
+    /// anything else.
+    static func publicKey(_ value: CBORValue) -> P256PublicKey? {
+        guard let map = value.mapValue, map[int: 1] == .int(2), map[int: -1] == .int(1),
+              let x = map[int: -2]?.bytesValue, let y = map[int: -3]?.bytesValue else { return nil }
+        return try? P256PublicKey(x: x, y: y)
+    }
+}

@@ -1,0 +1,92 @@
+import ArculusCard
+import CardCrypto
+import Foundation
+
+/// The emulated card a transcript's headers describe, ready for a replay:
+/// - `@profile`: a built-in name, or a profile file (a path relative to the transcript);
+/// - `@seed`: a deterministic card (`CardEntropy.seeded`), else system randomness;
+/// - `@image blank`: a blank card in memory; `@image PATH`: a copy of that card image in a
+///   temporary folder (the original is never written), removed with this object;
+/// - `@front`: the card front's switches (`busy-first`).
+///
+/// Tests can change the card before replaying (`replayCard.card.authenticator.userPresence
+/// = { false }`) to see a replay fail.
+public final class ReplayCard: TranscriptCard {
+    /// The emulated card.
+    public let card: VirtualCard
+    private let folder: String?
+
+    /// The card for `transcript`, whose file is in `baseDirectory` (for relative paths).
+    ///
+    /// - Parameters:
+    ///   - profile: overrides `@profile` (name or path, relative to the working directory).
+    ///   - cardImage: overrides `@image` with this card image file (copied, not changed).
+    public init(transcript: Transcript, baseDirectory: String?, profile: String? = nil, cardImage: String? = nil) throws(ReplaySetupError) {
+        let profileReference = profile ?? transcript.header(KnownHeader.profile.rawValue)
+        let chosenProfile: CardProfile?
+        if let profileReference {
+            let resolved = profile != nil ? profileReference
+                : (CardProfile.builtIn.contains { $0.name == profileReference } ? profileReference
+                   : Transcript.resolve(profileReference, relativeTo: baseDirectory))
+            do {
+                chosenProfile = try CardProfile.named(resolved)
+            } catch {
+                throw ReplaySetupError("profile: \(error)")
+            }
+        } else {
+            chosenProfile = nil
+        }
+        let entropy: CardEntropy = transcript.seed.map { .seeded($0) } ?? .system
+        let front = transcript.frontOptions
+
+        var imagePath: String?
+        if let cardImage {
+            imagePath = cardImage
+        } else if let header = transcript.header(KnownHeader.image.rawValue), header != "blank" {
+            imagePath = Transcript.resolve(header, relativeTo: baseDirectory)
+        }
+        guard let imagePath else {
+            do {
+                card = try VirtualCard(profile: chosenProfile ?? .default, frontOptions: front, entropy: entropy)
+            } catch {
+                throw ReplaySetupError("cannot make the card: \(error)")
+            }
+            folder = nil
+            return
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("arculus-replay-\(UUID().uuidString)").path
+        let copy = folder + "/card.image"
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: imagePath, toPath: copy)
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw ReplaySetupError("cannot copy the card image \(imagePath): \(error.localizedDescription)")
+        }
+        do {
+            card = try VirtualCard(imageAt: copy, profile: chosenProfile, frontOptions: front, entropy: entropy)
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw ReplaySetupError("cannot open the card image \(imagePath): \(error)")
+        }
+        self.folder = folder
+    }
+
+    deinit {
+        if let folder { try? FileManager.default.removeItem(atPath: folder) }
+    }
+
+    public func powerOn() { card.powerOn() }
+    public func powerOff() { card.powerOff() }
+    public func transmit(_ apdu: [UInt8]) -> [UInt8] { card.transmit(apdu) }
+    public func credentialPublicKey(id: [UInt8]) -> P256PublicKey? { card.credentialPublicKey(id: id) }
+}
+
+/// A replay that cannot start: the card the transcript describes cannot be made.
+public struct ReplaySetupError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,33 @@
+/// How a replay compares the card's answers with the transcript.
+public enum ReplayMode: String, Sendable {
+    /// Every response byte for byte: for transcripts of a seeded card (`@seed`), whose random
+    /// values a card with the same seed draws again.
+    case exact = "byte-exact"
+    /// Per logical message: same status words and CTAP status, same CBOR shape, constant
+    /// fields equal, signatures verified, counters increasing (see ``TranscriptReplay``).
+    case structural
+}
+
+/// The outcome of a replay.
+public struct ReplayResult: Sendable {
+    /// How the responses were compared.
+    public var mode: ReplayMode
+    /// APDU exchanges sent to the card.
+    public var exchangesReplayed: Int
+    /// Logical messages (``TranscriptMessage``) replayed, events included.
+    public var messagesReplayed: Int
+    /// The first failure, nil when everything matched.
+    public var mismatch: ReplayMismatch?
+    /// Things a structural replay could not check (e.g. an assertion by a credential whose
+    /// key the card does not reveal), with their lines.
+    public var notes: [String]
+
+    /// Whether every exchange matched.
+    public var passed: Bool { mismatch == nil }
+
+    /// One line: `N exchanges replayed, all matched (byte-exact)`, or the report.
+    public var summary: String {
+        if let mismatch { return mismatch.description }
+        return "\(exchangesReplayed) exchanges replayed, all matched (\(mode.rawValue))"
+    }
+}

@@ -1,0 +1,109 @@
+import CBOR
+import CTAP2
+import ISO7816
+
+/// The stand-in's applet: the expected requests and how far the host got.
+final class StandInApplet: FIDOApplet {
+    let expectations: [TranscriptMessage]
+    private(set) var cursor = 0
+    private(set) var mismatches: [StandInMismatch] = []
+    var onMismatch: ((StandInMismatch) -> Void)?
+
+    let selectResponse: [UInt8]
+    let supportsCTAP2: Bool
+    let supportsU2F: Bool
+    let maxMessageSize: Int
+
+    init(messages: [TranscriptMessage], profile: CardProfile, selectResponse: [UInt8]) {
+        self.selectResponse = selectResponse
+        supportsCTAP2 = profile.supportsCTAP2
+        supportsU2F = profile.supportsU2F
+        maxMessageSize = profile.maxMsgSize
+        let limit = profile.maxMsgSize
+        expectations = messages.filter { message in
+            guard message.isComplete else { return false }
+            switch message.kind {
+            case .ctap2(let request, _):
+                // What the front answers itself: errors in the status word, too-long messages.
+                return message.statusWord == .success && !request.isEmpty && request.count <= limit
+            case .u2f(let instruction, _, _, let data):
+                switch instruction {
+                case .u2fRegister: return data.count == 64
+                case .u2fAuthenticate: return U2FMessageView.AuthenticateRequest(data) != nil
+                default: return false
+                }
+            case .select, .apdu, .event:
+                return false
+            }
+        }
+    }
+
+    func processCTAP2(_ request: [UInt8]) -> [UInt8] {
+        let received = CTAPNames.commandName(request)
+        let rendered = Self.render(request: request)
+        guard let expected = next() else {
+            report(nil, received: received, difference: nil, request: rendered, answer: "CTAP1_ERR_OTHER (7F)")
+            return [0x7F]
+        }
+        guard case .ctap2(let recorded, _) = expected.kind else {
+            report(expected, received: received, difference: nil, request: rendered, answer: "CTAP1_ERR_OTHER (7F)")
+            return [0x7F]
+        }
+        if let difference = StandInMatcher.compare(ctap: request, recorded: recorded) {
+            report(expected, received: received, difference: difference, request: rendered, answer: "CTAP1_ERR_OTHER (7F)")
+            return [0x7F]
+        }
+        cursor += 1
+        return expected.response
+    }
+
+    func u2fRegister(challenge: [UInt8], application: [UInt8]) -> U2FOutcome {
+        u2f(.u2fRegister, p1: nil, data: challenge + application)
+    }
+
+    func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8]) -> U2FOutcome {
+        u2f(.u2fAuthenticate, p1: control, data: challenge + application + [UInt8(keyHandle.count)] + keyHandle)
+    }
+
+    func powerOff() {}
+
+    private func u2f(_ instruction: FIDOInstruction, p1: UInt8?, data: [UInt8]) -> U2FOutcome {
+        let received = p1.flatMap { CTAPNames.u2fControlNames[$0].map { "\(instruction.name) (\($0))" } } ?? instruction.name
+        let rendered = data.hexString.uppercased()
+        guard let expected = next() else {
+            report(nil, received: received, difference: nil, request: rendered, answer: "6F00")
+            return .failure(.noPreciseDiagnosis)
+        }
+        guard case .u2f(let recordedInstruction, let recordedP1, _, let recordedData) = expected.kind, recordedInstruction == instruction else {
+            report(expected, received: received, difference: nil, request: rendered, answer: "6F00")
+            return .failure(.noPreciseDiagnosis)
+        }
+        if let difference = StandInMatcher.compare(u2f: instruction, p1: p1, data: data, recordedP1: recordedP1, recorded: recordedData) {
+            report(expected, received: received, difference: difference, request: rendered, answer: "6F00")
+            return .failure(.noPreciseDiagnosis)
+        }
+        cursor += 1
+        guard let word = expected.statusWord, word == .success else {
+            return .failure(expected.statusWord ?? .noPreciseDiagnosis)
+        }
+        return .success(expected.response)
+    }
+
+    private func next() -> TranscriptMessage? {
+        expectations.indices.contains(cursor) ? expectations[cursor] : nil
+    }
+
+    private func report(_ expected: TranscriptMessage?, received: String, difference: FieldDifference?, request: String, answer: String) {
+        let mismatch = StandInMismatch(expectedLine: expected?.line, expected: expected?.name, received: received,
+                                       difference: difference, receivedRequest: request, answer: answer)
+        mismatches.append(mismatch)
+        onMismatch?(mismatch)
+    }
+
+    private static func render(request: [UInt8]) -> String {
+        guard request.count > 1, let body = try? CBORDecoder.decode(request.dropFirst()) else {
+            return request.hexString.uppercased()
+        }
+        return "\(CTAPNames.commandName(request)) \(CBORRendering.render(body))"
+    }
+}

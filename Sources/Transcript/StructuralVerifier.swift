@@ -1,0 +1,211 @@
+import CBOR
+import CardCrypto
+import ISO7816
+
+/// What a structural replay carries from one message to the next, and the checks that need
+/// it: credential IDs the card issued during the replay (substituted for the recorded ones
+/// in later requests), their public keys (to verify assertions), the last signature counter
+/// (which must keep increasing) and the last getAssertion's clientDataHash (which
+/// getNextAssertion signs over).
+struct StructuralVerifier {
+    /// Recorded credential ID (or U2F key handle) → the one the card gave in the replay.
+    private(set) var substitutions: [[UInt8]: [UInt8]] = [:]
+    /// Public keys of credentials made during the replay, by their (replayed) ID.
+    private var keys: [[UInt8]: P256PublicKey] = [:]
+    private var lastCounter: UInt32?
+    private var lastClientDataHash: [UInt8]?
+    /// Checks that could not be made, for the result's notes.
+    private(set) var notes: [String] = []
+
+    /// `request` with every recorded credential ID replaced by the replay's.
+    func substituted(_ request: [UInt8]) -> [UInt8] {
+        var bytes = request
+        for (recorded, replayed) in substitutions where recorded != replayed && recorded.count >= 16 {
+            bytes = Self.replacing(recorded, with: replayed, in: bytes)
+        }
+        return bytes
+    }
+
+    /// The ID expected in a response where the transcript has `recorded`.
+    func expectedID(_ recorded: [UInt8]) -> [UInt8] {
+        substitutions[recorded] ?? recorded
+    }
+
+    // MARK: - CTAP2
+
+    /// Checks a CTAP2 response the card gave (`actual`) against the recorded one, for
+    /// `request` as sent. Returns the first difference.
+    mutating func check(ctap request: [UInt8], recorded: CBORValue?, actual: CBORValue?, line: Int,
+                        card: any TranscriptCard) -> FieldDifference? {
+        let command = request.first
+        let names = ComparisonRules.fieldNames(command: command, isRequest: false)
+        switch (recorded, actual) {
+        case (nil, nil):
+            return nil
+        case (let expected?, nil):
+            return FieldDifference(path: FieldPath("response"), expected: CBORRendering.render(expected), actual: "no CBOR", reason: "missing")
+        case (nil, let got?):
+            return FieldDifference(path: FieldPath("response"), expected: "no CBOR", actual: CBORRendering.render(got), reason: "unexpected CBOR")
+        case (let expected?, let got?):
+            var comparison = CBORComparison(rule: ComparisonRules.structuralResponse(command: command), credentialID: expectedID)
+            comparison.fieldNames = names
+            if let difference = comparison.firstDifference(expected, got, at: FieldPath("response")) { return difference }
+            let requestMap = request.count > 1 ? (try? CBORDecoder.decode(request.dropFirst()))?.mapValue : nil
+            switch command {
+            case 0x01: return checkAttestation(request: requestMap, recorded: expected, actual: got, names: names)
+            case 0x02, 0x08: return checkAssertion(command: command, request: requestMap, actual: got, line: line, card: card, names: names)
+            default: return nil
+            }
+        }
+    }
+
+    private mutating func checkAttestation(request: CBORMap?, recorded: CBORValue, actual: CBORValue,
+                                           names: @escaping (Int) -> String?) -> FieldDifference? {
+        guard let response = actual.mapValue, let authBytes = response[int: 2]?.bytesValue,
+              let authData = AuthenticatorDataView(authBytes) else { return nil }
+        let authPath = FieldPath("response", [.key(.int(2), name: names(2))])
+        if let difference = checkCounter(authData.signCount, at: authPath.appending(.key(.text("signCount"), name: nil))) {
+            return difference
+        }
+        if let replayed = authData.credentialId {
+            if let recordedBytes = recorded.mapValue?[int: 2]?.bytesValue, let recordedID = AuthenticatorDataView(recordedBytes)?.credentialId {
+                substitutions[recordedID] = replayed
+            }
+            if let key = authData.publicKey { keys[replayed] = key }
+        }
+        guard let fmt = response[int: 1]?.textValue, fmt != "none" else { return nil }
+        let statement = response[int: 3]?.mapValue
+        let sigPath = FieldPath("response", [.key(.int(3), name: names(3)), .key(.text("sig"), name: nil)])
+        guard let signature = statement?[text: "sig"]?.bytesValue, let clientDataHash = request?[int: 1]?.bytesValue else {
+            return FieldDifference(path: sigPath, expected: "a signature", actual: "nothing", reason: "missing")
+        }
+        let key: P256PublicKey?
+        let keyName: String
+        if let certificate = statement?[text: "x5c"]?.arrayValue?.first?.bytesValue {
+            key = try? X509Certificate(der: certificate).publicKey
+            keyName = "x5c[0]"
+        } else {
+            key = authData.publicKey
+            keyName = "the credential key (self attestation)"
+        }
+        guard let key, key.isValidSignature(signature, for: authBytes + clientDataHash) else {
+            return FieldDifference(path: sigPath, expected: "a signature over authData‖clientDataHash by \(keyName)",
+                                   actual: CBORRendering.render(.bytes(signature)), reason: "attestation signature does not verify")
+        }
+        return nil
+    }
+
+    private mutating func checkAssertion(command: UInt8?, request: CBORMap?, actual: CBORValue, line: Int,
+                                         card: any TranscriptCard, names: @escaping (Int) -> String?) -> FieldDifference? {
+        guard let response = actual.mapValue, let authBytes = response[int: 2]?.bytesValue,
+              let authData = AuthenticatorDataView(authBytes) else { return nil }
+        let authPath = FieldPath("response", [.key(.int(2), name: names(2))])
+        if let difference = checkCounter(authData.signCount, at: authPath.appending(.key(.text("signCount"), name: nil))) {
+            return difference
+        }
+        if command == 0x02 { lastClientDataHash = request?[int: 2]?.bytesValue }
+        let allowList = request?[int: 3]?.arrayValue ?? []
+        let credentialID = response[int: 1]?.mapValue?[text: "id"]?.bytesValue
+            ?? (allowList.count == 1 ? allowList[0].mapValue?[text: "id"]?.bytesValue : nil)
+        let sigPath = FieldPath("response", [.key(.int(3), name: names(3))])
+        guard let signature = response[int: 3]?.bytesValue, let clientDataHash = lastClientDataHash else {
+            return FieldDifference(path: sigPath, expected: "a signature", actual: "nothing", reason: "missing")
+        }
+        guard let credentialID, let key = keys[credentialID] ?? card.credentialPublicKey(id: credentialID) else {
+            notes.append("line \(line): assertion signature not checked: the credential's public key is unknown "
+                         + "(not made in this transcript, and the card does not reveal it)")
+            return nil
+        }
+        guard key.isValidSignature(signature, for: authBytes + clientDataHash) else {
+            return FieldDifference(path: sigPath, expected: "a signature over authData‖clientDataHash by the credential key",
+                                   actual: CBORRendering.render(.bytes(signature)), reason: "assertion signature does not verify")
+        }
+        return nil
+    }
+
+    private mutating func checkCounter(_ counter: UInt32, at path: FieldPath) -> FieldDifference? {
+        defer { lastCounter = counter }
+        guard let previous = lastCounter, counter <= previous else { return nil }
+        return FieldDifference(path: path, expected: "more than \(previous)", actual: "\(counter)",
+                               reason: "signature counter did not increase")
+    }
+
+    // MARK: - U2F
+
+    /// Checks a U2F response (`9000` on both sides) for the request data as sent.
+    mutating func check(u2f instruction: FIDOInstruction, requestData: [UInt8], recorded: [UInt8], actual: [UInt8],
+                        card: any TranscriptCard) -> FieldDifference? {
+        switch instruction {
+        case .u2fRegister:
+            guard let request = U2FMessageView.RegisterRequest(requestData),
+                  let expected = U2FMessageView.RegisterResponse(recorded) else {
+                return recorded == actual ? nil : bytesDifference("response", recorded, actual)
+            }
+            guard let got = U2FMessageView.RegisterResponse(actual) else {
+                return bytesDifference("response", recorded, actual, reason: "not a U2F registration response")
+            }
+            if expected.reserved != got.reserved { return bytesDifference("response.reserved", [expected.reserved], [got.reserved]) }
+            if expected.keyHandle.count != got.keyHandle.count {
+                return FieldDifference(path: FieldPath("response.keyHandleLength"), expected: "\(expected.keyHandle.count)",
+                                       actual: "\(got.keyHandle.count)", reason: "different value")
+            }
+            if expected.certificate != got.certificate {
+                return bytesDifference("response.attestationCertificate", expected.certificate, got.certificate)
+            }
+            guard let certificateKey = try? X509Certificate(der: got.certificate).publicKey,
+                  certificateKey.isValidSignature(got.signature, for: got.signedData(request)) else {
+                return FieldDifference(path: FieldPath("response.signature"), expected: "a signature by the attestation certificate",
+                                       actual: CBORRendering.render(.bytes(got.signature)), reason: "registration signature does not verify")
+            }
+            substitutions[expected.keyHandle] = got.keyHandle
+            keys[got.keyHandle] = try? P256PublicKey(x962: got.publicKey)
+            return nil
+        case .u2fAuthenticate:
+            guard let request = U2FMessageView.AuthenticateRequest(requestData),
+                  let expected = U2FMessageView.AuthenticateResponse(recorded) else {
+                return recorded == actual ? nil : bytesDifference("response", recorded, actual)
+            }
+            guard let got = U2FMessageView.AuthenticateResponse(actual) else {
+                return bytesDifference("response", recorded, actual, reason: "not a U2F authentication response")
+            }
+            if expected.userPresence != got.userPresence {
+                return bytesDifference("response.userPresence", [expected.userPresence], [got.userPresence])
+            }
+            if let difference = checkCounter(got.counter, at: FieldPath("response.counter")) { return difference }
+            guard let key = keys[request.keyHandle] ?? card.credentialPublicKey(id: request.keyHandle) else {
+                notes.append("U2F authentication signature not checked: the key handle's public key is unknown")
+                return nil
+            }
+            guard key.isValidSignature(got.signature, for: got.signedData(request)) else {
+                return FieldDifference(path: FieldPath("response.signature"), expected: "a signature by the registered key",
+                                       actual: CBORRendering.render(.bytes(got.signature)), reason: "authentication signature does not verify")
+            }
+            return nil
+        default:
+            return recorded == actual ? nil : bytesDifference("response", recorded, actual)
+        }
+    }
+
+    private func bytesDifference(_ path: String, _ expected: [UInt8], _ actual: [UInt8], reason: String = "different value") -> FieldDifference {
+        FieldDifference(path: FieldPath(path), expected: CBORRendering.render(.bytes(expected)),
+                        actual: CBORRendering.render(.bytes(actual)), reason: reason)
+    }
+
+    /// `bytes` with every occurrence of `pattern` replaced by `replacement`.
+    static func replacing(_ pattern: [UInt8], with replacement: [UInt8], in bytes: [UInt8]) -> [UInt8] {
+        guard !pattern.isEmpty, bytes.count >= pattern.count else { return bytes }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if index + pattern.count <= bytes.count, bytes[index..<index + pattern.count].elementsEqual(pattern) {
+                result += replacement
+                index += pattern.count
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,181 @@
+import ArculusCard
+import CardCrypto
+import Foundation
+import ISO7816
+
+/// Records everything said to a card: wraps any ``TranscriptCard``, passes every call
+/// through, and keeps each exchange and power event in ``transcript`` (and, with a file,
+/// appends it there as it happens, see ``TranscriptFileWriter``).
+///
+/// In a test:
+/// ```swift
+/// let card = try VirtualCard(entropy: .seeded(seed))
+/// let recorder = try TranscriptRecorder(card: card)          // headers from the card
+/// _ = recorder.transmit(select)
+/// try recorder.transcript.text.write(toFile: path, atomically: true, encoding: .utf8)
+/// ```
+/// On a reader, put the recorder where the card would be (`Transcript+ReaderCard.swift` in
+/// the tool makes it a `ReaderCard`); the reader's power-on, power-off and reset become
+/// `! power-on`, `! power-off` and `! reset` lines, which a replay applies in the same places
+/// so that a seeded card draws the same random values.
+///
+/// Every NFCCTAP_MSG command line gets the CTAP command's name as its note
+/// (`> 80100000010400  # authenticatorGetInfo`), U2F and SELECT lines their instruction name.
+/// Not thread-safe: one caller at a time, like the card.
+public final class TranscriptRecorder: TranscriptCard {
+    /// The card that answers.
+    public let card: any TranscriptCard
+    /// The ATR to present for the card on a reader.
+    public let atr: [UInt8]
+    /// What was recorded so far.
+    public private(set) var transcript: Transcript
+    /// The file the recording is appended to, if any.
+    public let file: TranscriptFileWriter?
+    /// The first error writing ``file``. Recording goes on in memory after one; the reader
+    /// wrapper reports it.
+    public private(set) var fileError: TranscriptFileError?
+
+    /// The CTAP command name of an NFCCTAP_MSG chain being sent, for the pieces' notes.
+    private var openChainName: String?
+
+    /// Records `card` under `headers`, also appending to `file` when given (the file's
+    /// headers were written when it was created).
+    public init(card: any TranscriptCard, atr: [UInt8] = [], headers: [Transcript.Header], file: TranscriptFileWriter? = nil) {
+        self.card = card
+        self.atr = atr
+        self.transcript = Transcript(headers: headers)
+        self.file = file
+    }
+
+    /// Records an emulated card, with the headers taken from it: its profile, its seed when
+    /// it is deterministic, its ATR and front switches.
+    ///
+    /// - Parameters:
+    ///   - profile: what `@profile` says; default the card's profile name (pass the path
+    ///     when the profile came from a file, see ``Transcript/relativePath(of:fromFolderOf:)``).
+    ///   - image: `"blank"` or the snapshot from ``imageReference(forImageAt:recordingTo:)``.
+    ///   - source: what talks to the card.
+    ///   - path: when given, the transcript file written as the recording goes.
+    public convenience init(card: VirtualCard, profile: String? = nil, image: String = "blank",
+                            source: String = "in-process (Swift)", date: Date = Date(),
+                            recordingTo path: String? = nil) throws(TranscriptFileError) {
+        var seed: [UInt8]?
+        if case .seeded(let bytes) = card.authenticator.entropy { seed = bytes }
+        let headers = Transcript.recordingHeaders(profile: profile ?? card.profile.name, seed: seed, image: image,
+                                                  atr: card.atr, front: card.front.options, source: source, date: date)
+        let file = try path.map { (path) throws(TranscriptFileError) in try TranscriptFileWriter(path: path, headers: headers) }
+        self.init(card: card, atr: card.atr, headers: headers, file: file)
+    }
+
+    // MARK: - The card's interface, recorded
+
+    /// Powers the card on and records `! power-on`.
+    public func powerOn() {
+        record(.powerOn)
+        card.powerOn()
+    }
+
+    /// Powers the card off and records `! power-off`.
+    public func powerOff() {
+        record(.powerOff)
+        card.powerOff()
+        openChainName = nil
+    }
+
+    /// A reader reset: recorded as `! reset`, done as power off then on (a contactless card
+    /// sees its field cycled), which is also what a replay does for it.
+    public func reset() {
+        record(.reset)
+        card.powerOff()
+        card.powerOn()
+        openChainName = nil
+    }
+
+    /// Sends `apdu` to the card and records the exchange.
+    public func transmit(_ apdu: [UInt8]) -> [UInt8] {
+        let response = card.transmit(apdu)
+        append(.exchange(command: apdu, response: response, note: note(for: apdu)))
+        return response
+    }
+
+    /// The wrapped card's answer.
+    public func credentialPublicKey(id: [UInt8]) -> P256PublicKey? {
+        card.credentialPublicKey(id: id)
+    }
+
+    /// Records an event without touching the card (e.g. `.removed` next to the reader's own
+    /// power-off, for a reader of the transcript). A replay does apply it, so record only
+    /// what happened to the card.
+    public func record(_ event: CardEvent) {
+        append(.event(event))
+    }
+
+    /// Adds a `# comment` line.
+    public func comment(_ text: String) {
+        append(.comment(text))
+    }
+
+    private func append(_ entry: TranscriptEntry) {
+        transcript.entries.append(entry)
+        guard let file, fileError == nil else { return }
+        do {
+            try file.append(entry)
+        } catch {
+            fileError = error
+        }
+    }
+
+    // MARK: - Notes
+
+    private func note(for apdu: [UInt8]) -> String? {
+        guard let command = try? CommandAPDU(parsing: apdu),
+              let instruction = FIDOInstruction(commandClass: command.commandClass, ins: command.ins) else {
+            openChainName = nil
+            return nil
+        }
+        switch instruction {
+        case .nfcctapMessage:
+            if command.isChained {
+                if let name = openChainName { return "\(name) (continued)" }
+                let name = CTAPNames.commandName(Array(command.data.prefix(1)))
+                openChainName = name
+                return "\(name) (chained)"
+            }
+            if let name = openChainName {
+                openChainName = nil
+                return "\(name) (last piece)"
+            }
+            return CTAPNames.commandName(command.data)
+        case .select:
+            openChainName = nil
+            return command.data == CardFront.fidoAID ? "SELECT FIDO" : "SELECT"
+        case .u2fRegister, .u2fVersion:
+            openChainName = nil
+            return instruction.name
+        case .u2fAuthenticate:
+            openChainName = nil
+            return CTAPNames.u2fControlNames[command.p1].map { "\(instruction.name) (\($0))" } ?? instruction.name
+        case .getResponse, .nfcctapGetResponse:
+            return nil
+        }
+    }
+
+    // MARK: - Card image snapshots
+
+    /// What `@image` should say for a recording of the card whose image is at `imagePath`.
+    /// Call it before the card opens the image: a missing file (or no image at all) is a
+    /// blank card (`"blank"`); an existing one is copied next to the transcript as
+    /// `TRANSCRIPT.image` and its file name returned, so the replay starts from the card's
+    /// memory as it was before the first command, however the session changed it.
+    public static func imageReference(forImageAt imagePath: String?, recordingTo transcriptPath: String) throws(TranscriptFileError) -> String {
+        guard let imagePath, FileManager.default.fileExists(atPath: imagePath) else { return "blank" }
+        let snapshot = transcriptPath + ".image"
+        do {
+            if FileManager.default.fileExists(atPath: snapshot) { try FileManager.default.removeItem(atPath: snapshot) }
+            try FileManager.default.copyItem(atPath: imagePath, toPath: snapshot)
+        } catch {
+            throw TranscriptFileError(path: transcriptPath, reason: "cannot copy the card image \(imagePath) to \(snapshot): \(error.localizedDescription)")
+        }
+        return URL(fileURLWithPath: snapshot).lastPathComponent
+    }
+}

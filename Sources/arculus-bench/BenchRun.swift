@@ -1,0 +1,233 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// One benchmark run: sets up the cards, runs the suites in order and turns their samples into
+/// the report.
+struct BenchRun {
+    let options: BenchOptions
+    var report = Report()
+
+    /// The targets (medians of one run).
+    static let cardGrowthLimit = 1.5
+    static let pcscLimit = 1.3
+    static let serveStartLimit = 0.5
+
+    init(options: BenchOptions) {
+        self.options = options
+    }
+
+    /// Progress goes to stderr, so that stdout is only the report.
+    func progress(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    mutating func run() throws {
+        let started = monotonicNanoseconds()
+        mkdir(options.directory, 0o755)
+        let directory = options.directory.hasPrefix("/")
+            ? options.directory : FileManager.default.currentDirectoryPath + "/" + options.directory
+        let plan = RoundPlan(rounds: options.rounds, seconds: options.seconds, minimumOperations: 3)
+        report.environment = environmentLines(directory: directory)
+        for line in report.environment { progress(line) }
+
+        progress("building the cards (near-empty and \(Format.grouped(BenchCard.fullCredentialCount)) credentials, memory and image file)…")
+        var cards: [BenchCard] = []
+        for storage in BenchCard.Storage.allCases {
+            for size in BenchCard.Size.allCases {
+                let start = monotonicNanoseconds()
+                cards.append(try BenchCard(size: size, storage: storage, directory: directory))
+                if size == .full {
+                    let seconds = Double(monotonicNanoseconds() - start) / 1e9
+                    var size = stat()
+                    let imageSize = storage == .file && stat("\(directory)/full.img", &size) == 0
+                        ? ", image \(Format.rate(Double(size.st_size) / 1e6)) MB" : ""
+                    report.notes.append("the 10k-credential card (\(storage.rawValue)) was built, saved and opened in \(String(format: "%.2f", seconds)) s\(imageSize)")
+                }
+            }
+        }
+        let probe = try JournalAppendProbe(directory: directory)
+
+        if options.only == nil {
+            progress("CardCrypto primitives…")
+            for (name, rates) in try PrimitivesSuite(plan: plan).run() {
+                report.rows.append(ReportRow(section: "CardCrypto primitives (OpenSSL through CardCrypto; context, no targets)",
+                                             operation: name, card: "", storage: "", value: Format.rates(rates),
+                                             bound: "", boundValue: "", ratio: "", target: "", verdict: nil))
+            }
+        }
+
+        progress("in-process rows (\(plan.rounds) rounds × \(plan.seconds) s, round-robin with their bounds):")
+        let operations = try InProcessSuite(plan: plan, cards: cards, probe: probe, progress: progress,
+                                            only: options.only).run()
+        addInProcessRows(operations)
+        cards.removeAll()
+        for name in ["near-empty.img", "full.img"] {
+            unlink("\(directory)/\(name)")
+            unlink("\(directory)/\(name).lock")
+        }
+
+        if options.only != nil { return }
+        progress("transcript replay…")
+        let replay = try ReplaySuite(plan: plan).run()
+        report.rows.append(ReportRow(
+            section: "Transcript replay", operation: "replay \(replay.apduCount) recorded APDUs through VirtualCard.transmit, compare each response",
+            card: "seeded", storage: "memory", value: Format.rates(replay.apdusPerSecond, unit: " APDUs/s"),
+            bound: "—", boundValue: "", ratio: "", target: "", verdict: nil))
+        report.notes.append("replay: Sources/Transcript has no replay engine yet; the row records a \(replay.apduCount)-APDU session of a seeded card (SELECT, getInfo, PIN, 3 discoverable + 4 non-discoverable registrations, 28 + 3 assertions, U2F) as a Transcript, writes and re-parses its text, and feeds the commands through VirtualCard.transmit of a fresh seeded card, comparing every response; seeded cards sign with RFC 6979 nonces computed with BIGNUMs, slower than OpenSSL's own ECDSA")
+
+        if options.skipPCSC {
+            report.notes.append("pcscd rows skipped (--no-pcsc)")
+        } else {
+            progress("through pcscd + vpcd (slot \(options.slot); serve and the minimal responder take turns):")
+            let serve = options.serveBinary
+                ?? (ChildProcess.currentExecutable as NSString).deletingLastPathComponent + "/arculus-card"
+            let pcscPlan = RoundPlan(rounds: options.rounds, seconds: options.pcscSeconds, minimumOperations: 3)
+            let suite = PCSCSuite(slot: options.slot, plan: pcscPlan, serveBinary: serve,
+                                  logPath: directory + "/pcsc-processes.log", progress: progress)
+            switch suite.run() {
+            case .success(let results):
+                addPCSCRows(results)
+            case .failure(let error):
+                progress("pcscd rows skipped: \(error)")
+                report.notes.append("pcscd rows SKIPPED: \(error)")
+                for name in ["getInfo round trip", "getAssertion round trip", "serve start → card present"] {
+                    report.rows.append(ReportRow(section: "Through pcscd + vpcd", operation: name, card: "", storage: "",
+                                                 value: "skipped", bound: "", boundValue: "", ratio: "", target: "",
+                                                 verdict: .skipped))
+                }
+            }
+        }
+        report.environment.append("whole run: \(String(format: "%.0f", Double(monotonicNanoseconds() - started) / 1e9)) s; load average at the end \(Self.loadAverage())")
+    }
+
+    // MARK: - In-process rows
+
+    private mutating func addInProcessRows(_ results: [OperationResult]) {
+        let section = "In-process (ops/s; bound = OpenSSL via CardCrypto, measured round-robin in the same run)"
+        for result in results {
+            let spec = result.spec
+            for (size, storage, rates) in result.cards {
+                var row = ReportRow(section: section, operation: spec.name, card: size.rawValue, storage: storage.rawValue,
+                                    value: Format.rates(rates), bound: "—", boundValue: "", ratio: "", target: "", verdict: nil)
+                if let bound = result.bound(for: storage) {
+                    row.bound = Self.boundName(spec, storage: storage)
+                    row.boundValue = Format.rates(bound)
+                    let ratios = rates.pairwise(bound, /)
+                    row.ratio = Format.ratio(ratios)
+                    if let target = spec.boundTarget {
+                        row.target = String(format: "≥ %.2f × bound", target)
+                        row.verdict = ratios.median >= target ? .pass : .miss
+                    }
+                }
+                report.rows.append(row)
+            }
+        }
+
+        let growth = "10,000 credentials over 1,000 RPs vs near-empty (time per op, 10k ÷ near-empty)"
+        for result in results {
+            for storage in BenchCard.Storage.allCases {
+                guard let empty = result.rates(.nearEmpty, storage), let full = result.rates(.full, storage) else { continue }
+                let ratios = empty.pairwise(full, /)
+                report.rows.append(ReportRow(
+                    section: growth, operation: result.spec.name, card: "10k ÷ near-empty", storage: storage.rawValue,
+                    value: Format.rates(full), bound: "near-empty card", boundValue: Format.rates(empty),
+                    ratio: Format.ratio(ratios), target: String(format: "≤ %.1f × time", Self.cardGrowthLimit),
+                    verdict: ratios.median <= Self.cardGrowthLimit ? .pass : .miss))
+            }
+        }
+
+        let durability = "Cost of durability (µs per op: image file − memory; fdatasync'ed journal appends)"
+        for result in results where result.spec.journalWrites > 0 {
+            guard let fsync = result.fsync else { continue }
+            for size in BenchCard.Size.allCases {
+                guard let memory = result.rates(size, .memory), let file = result.rates(size, .file) else { continue }
+                let extra = memory.pairwise(file) { 1 / $1 - 1 / $0 }
+                let floor = fsync.map { Double(result.spec.journalWrites) / $0 }
+                report.rows.append(ReportRow(
+                    section: durability, operation: result.spec.name, card: size.rawValue, storage: "file − memory",
+                    value: Format.durations(extra), bound: "\(result.spec.journalWrites) × append+fdatasync",
+                    boundValue: Format.durations(floor), ratio: Format.ratio(extra.pairwise(floor, /)),
+                    target: "", verdict: nil))
+            }
+        }
+
+        var described: Set<String> = []
+        for result in results {
+            guard let text = result.spec.boundDescription, !described.contains(text) else { continue }
+            described.insert(text)
+            let users = results.filter { $0.spec.boundDescription == text }.map(\.spec.name)
+            report.notes.append("bound of \(users.joined(separator: "; ")): \(text); on an image file, plus the measured append (\(JournalAppendProbe.recordLength) bytes) + fdatasync per journal write (times add)")
+        }
+        if let fsync = results.first(where: { $0.fsync != nil })?.fsync {
+            report.notes.append("one \(JournalAppendProbe.recordLength)-byte append + fdatasync on this disk: \(Format.durations(fsync.map { 1 / $0 })) (first operation's rounds); getPinUvAuthToken writes twice (retries decremented before the PIN check, then restored)")
+        }
+    }
+
+    private static func boundName(_ spec: OperationSpec, storage: BenchCard.Storage) -> String {
+        var name: String
+        switch spec.boundDescription {
+        case Bounds.makeCredentialText?: name = "keygen + ECDSA sign"
+        case Bounds.tokenText?: name = "ECDH"
+        default: name = "ECDSA sign"
+        }
+        if storage == .file && spec.journalWrites > 0 {
+            name += spec.journalWrites == 1 ? " + fdatasync" : " + \(spec.journalWrites) × fdatasync"
+        }
+        return name
+    }
+
+    // MARK: - pcscd rows
+
+    private mutating func addPCSCRows(_ results: PCSCSuite.Results) {
+        let section = "Through pcscd + vpcd ('\(results.reader)'; Swift PCSC client; µs per round trip)"
+        let pairs: [(String, [Double], [Double], Int)] = [
+            ("getInfo round trip (NFCCTAP_MSG)", results.cardGetInfo, results.responderGetInfo, results.getInfoBytes),
+            ("getAssertion round trip (NFCCTAP_MSG, allowList of 1)", results.cardGetAssertion, results.responderGetAssertion,
+             results.getAssertionBytes),
+        ]
+        for (name, card, responder, bytes) in pairs {
+            let cardSamples = Samples(card), responderSamples = Samples(responder)
+            let ratios = cardSamples.pairwise(responderSamples, /)
+            report.rows.append(ReportRow(
+                section: section, operation: "\(name), \(bytes)-byte answer", card: "arculus-card serve", storage: "memory",
+                value: Format.durations(cardSamples), bound: "minimal responder, same answer",
+                boundValue: Format.durations(responderSamples), ratio: Format.ratio(ratios),
+                target: String(format: "≤ %.1f × time", Self.pcscLimit),
+                verdict: ratios.median <= Self.pcscLimit ? .pass : .miss))
+        }
+        let serve = Samples(results.serveStart), responder = Samples(results.responderStart)
+        report.rows.append(ReportRow(
+            section: section, operation: "serve start → card present (SCardGetStatusChange)", card: "arculus-card serve",
+            storage: "memory", value: Format.durations(serve, milliseconds: true), bound: "minimal responder start → present",
+            boundValue: Format.durations(responder, milliseconds: true), ratio: Format.ratio(serve.pairwise(responder, /)),
+            target: String(format: "< %.0f ms", Self.serveStartLimit * 1000),
+            verdict: serve.median < Self.serveStartLimit ? .pass : .miss))
+        report.notes.append("pcscd rows: one round of each row per turn, serve and responder taking turns on the same slot (\(results.serveStart.count) turns each); the responder (arculus-bench --responder) answers with the card's own answers, byte for byte, so only the card's work differs; pcscd notices a new card on its presence poll (vpcd get-ATR, about every 0.4 s), which bounds start → present from below")
+    }
+
+    // MARK: - Environment
+
+    private func environmentLines(directory: String) -> [String] {
+        var name = utsname()
+        uname(&name)
+        let machine = withUnsafeBytes(of: name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown CPU"
+        let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        let date = ISO8601DateFormatter().string(from: Date())
+        return [
+            "arculus-bench \(options.quick ? "--quick " : "")on \(date): \(machine), \(model), \(cores) cores; load average at the start \(Self.loadAverage())",
+            "\(options.rounds) rounds per row (median [min–max]); in-process rounds \(options.seconds) s, pcscd rounds \(options.pcscSeconds) s; card images in \(directory) (\(JournalAppendProbe.fileSystem(of: directory)))",
+        ]
+    }
+
+    static func loadAverage() -> String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+}

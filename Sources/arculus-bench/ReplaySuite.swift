@@ -1,0 +1,134 @@
+import ArculusCard
+import CardCrypto
+import Transcript
+
+/// Transcript replay speed. `Sources/Transcript` has no replay engine yet, so this records a
+/// session of a deterministic (seeded) card as a `Transcript`, writes it as text and parses it
+/// back, then feeds its command APDUs through `VirtualCard.transmit` of a fresh card with the
+/// same seed and compares every response byte for byte — the work a replay engine does.
+struct ReplaySuite {
+    let plan: RoundPlan
+
+    static let seed: [UInt8] = Array(0..<32)
+
+    struct Results {
+        var apdusPerSecond: Samples
+        var apduCount: Int
+        var transcriptLines: Int
+    }
+
+    func run() throws -> Results {
+        let transcript = try Transcript.parse(try Self.record().text)
+        let exchanges = transcript.exchanges
+        var sessionIndex = 0
+        // One step replays one APDU; each session starts on a fresh seeded card (untimed).
+        var card = try Self.freshCard()
+        let workload = Workload(name: "replay") {
+            if sessionIndex == exchanges.count {
+                card = try Self.freshCard()
+                sessionIndex = 0
+            }
+            let (command, expected) = exchanges[sessionIndex]
+            sessionIndex += 1
+            var response: [UInt8] = []
+            let elapsed = timed { response = card.transmit(command) }
+            guard response == expected else {
+                throw BenchError("replay diverged at APDU \(sessionIndex): expected \(expected.hexString), got \(response.hexString)")
+            }
+            return elapsed
+        }
+        let rates = try plan.interleaved([workload])[0]
+        return Results(apdusPerSecond: rates, apduCount: exchanges.count,
+                       transcriptLines: transcript.text.split(separator: "\n").count)
+    }
+
+    static func freshCard() throws -> VirtualCard {
+        try VirtualCard(profile: .default, entropy: .seeded(seed))
+    }
+
+    /// A python-fido2-like session on a seeded card, APDU by APDU: SELECT, getInfo, PIN set
+    /// and token, discoverable and non-discoverable registrations, assertions with and
+    /// without allow list (getNextAssertion), U2F register/authenticate, GET RESPONSE chains.
+    static func record() throws -> Transcript {
+        let card = try freshCard()
+        var transcript = Transcript(headers: [
+            .init("format", "1"), .init("profile", CardProfile.default.name), .init("seed", seed.hexString.uppercased()),
+            .init("image", "blank"), .init("source", "arculus-bench"),
+        ])
+        transcript.entries.append(.event(.powerOn))
+        func send(_ apdu: [UInt8]) -> [UInt8] {
+            var data: [UInt8] = []
+            var command = apdu
+            while true {
+                let response = card.transmit(command)
+                transcript.entries.append(.exchange(command: command, response: response, note: nil))
+                data += response.dropLast(2)
+                guard response.count >= 2, response[response.count - 2] == 0x61 else {
+                    return data + response.suffix(2)
+                }
+                command = [0x00, 0xC0, 0x00, 0x00, response[response.count - 1]]
+            }
+        }
+        func ctap(_ request: [UInt8], _ what: String) throws -> CBORMap {
+            let response = send(try Platform.nfcctapMessage(request))
+            return try Platform.body(of: Array(response.dropLast(2)), what)
+        }
+
+        _ = send(Platform.select)
+        _ = try ctap(Platform.getInfo, "getInfo")
+        _ = try ctap([CTAPCommand.clientPIN.rawValue] + CBOREncoder.encode(.map([.int(1): .int(2), .int(2): .int(1)])),
+                     "getPINRetries")
+        let keyAgreement = try ctap(Platform.getKeyAgreement, "getKeyAgreement")
+        guard let cose = keyAgreement[int: 1]?.mapValue, let x = cose[int: -2]?.bytesValue, let y = cose[int: -3]?.bytesValue else {
+            throw BenchError("no key agreement key")
+        }
+        let session = try PINProtocolTwoSession(cardKey: try P256PublicKey(x: x, y: y))
+        _ = try ctap(try session.setPIN(Platform.pin), "setPIN")
+        var credentialIds: [[UInt8]] = []
+        for index in 0..<3 {
+            let token = try session.token(from: [0x00] + CBOREncoder.encode(.map(
+                try ctap(try session.getPinUvAuthToken(Platform.pin), "getPinUvAuthToken"))))
+            let clientDataHash = SecureRandom.bytes(32)
+            let made = try ctap(Platform.makeCredential(
+                clientDataHash: clientDataHash, userId: Array("user-\(index)".utf8), discoverable: true,
+                pinUvAuthParam: HMACSHA256.authenticate(key: token, data: clientDataHash)), "makeCredential (rk)")
+            guard let authData = made[int: 2]?.bytesValue else { throw BenchError("no authData") }
+            credentialIds.append(Array(authData[55..<(55 + (Int(authData[53]) << 8 | Int(authData[54])))]))
+        }
+        for _ in 0..<4 {
+            let made = try ctap(Platform.makeCredential(clientDataHash: SecureRandom.bytes(32), userId: SecureRandom.bytes(16),
+                                                        discoverable: false), "makeCredential")
+            guard let authData = made[int: 2]?.bytesValue else { throw BenchError("no authData") }
+            credentialIds.append(Array(authData[55..<(55 + (Int(authData[53]) << 8 | Int(authData[54])))]))
+        }
+        for _ in 0..<4 {
+            for id in credentialIds {
+                _ = try ctap(Platform.getAssertion(clientDataHash: SecureRandom.bytes(32), credentialId: id), "getAssertion")
+            }
+        }
+        // Discoverable: no allow list, with a token (credProtect 1 would not need one; the
+        // platform sends it anyway), then the other two with getNextAssertion.
+        let token = try session.token(from: [0x00] + CBOREncoder.encode(.map(
+            try ctap(try session.getPinUvAuthToken(Platform.pin), "getPinUvAuthToken"))))
+        let clientDataHash = SecureRandom.bytes(32)
+        var request = CBORMap()
+        request[.int(1)] = .text(Platform.rpId)
+        request[.int(2)] = .bytes(clientDataHash)
+        request[.int(6)] = .bytes(HMACSHA256.authenticate(key: token, data: clientDataHash))
+        request[.int(7)] = .int(2)
+        _ = try ctap([CTAPCommand.getAssertion.rawValue] + CBOREncoder.encode(.map(request)), "getAssertion (rk)")
+        _ = try ctap([CTAPCommand.getNextAssertion.rawValue], "getNextAssertion")
+        _ = try ctap([CTAPCommand.getNextAssertion.rawValue], "getNextAssertion")
+        // U2F over APDUs.
+        let application = SHA256.hash(Array(Platform.rpId.utf8))
+        let registration = send([0x00, 0x01, 0x03, 0x00, 64] + SecureRandom.bytes(32) + application + [0x00])
+        guard registration.suffix(2) == [0x90, 0x00], registration.count > 67 else { throw BenchError("U2F register failed") }
+        let keyHandle = Array(registration[67..<(67 + Int(registration[66]))])
+        for _ in 0..<4 {
+            let data = SecureRandom.bytes(32) + application + [UInt8(keyHandle.count)] + keyHandle
+            let signed = send([0x00, 0x02, 0x03, 0x00, UInt8(data.count)] + data + [0x00])
+            guard signed.suffix(2) == [0x90, 0x00] else { throw BenchError("U2F authenticate failed") }
+        }
+        return transcript
+    }
+}

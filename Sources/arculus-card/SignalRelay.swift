@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The write end of the relay's pipe, read by the signal handler. A plain integer global:
+/// reading it is all the handler does besides `write(2)`, both async-signal-safe.
+nonisolated(unsafe) private var signalRelayPipe: Int32 = -1
+
+/// Turns signals into calls on an ordinary thread.
+///
+/// The handler installed with `sigaction` only writes the signal's number into a pipe (both
+/// async-signal-safe); a thread of the relay reads it and calls `handler` there, where any
+/// work is allowed. Plain POSIX, so it does not depend on how a dispatch signal source is
+/// implemented on the platform.
+final class SignalRelay: @unchecked Sendable {
+    // Sendability: `handler` is only called on the relay's thread; the descriptors are
+    // immutable after init.
+    private let handler: @Sendable (Int32) -> Void
+    private let readEnd: Int32
+
+    /// Installs handlers for `signals` and starts relaying them to `handler`. Only one relay
+    /// may exist in a process.
+    init(signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+        self.handler = handler
+        var fds: [Int32] = [-1, -1]
+        _ = pipe(&fds)
+        readEnd = fds[0]
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        signalRelayPipe = fds[1]
+
+        for number in signals {
+            var action = sigaction()
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(signalRelayPipe, &byte, 1)
+            }
+            #else
+            action.__sigaction_u.__sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(signalRelayPipe, &byte, 1)
+            }
+            #endif
+            action.sa_flags = SA_RESTART
+            sigemptyset(&action.sa_mask)
+            _ = sigaction(number, &action, nil)
+        }
+
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { raw in
+            #if canImport(Glibc)
+            let relay = Unmanaged<SignalRelay>.fromOpaque(raw!).takeRetainedValue()
+            #else
+            let relay = Unmanaged<SignalRelay>.fromOpaque(raw).takeRetainedValue()
+            #endif
+            relay.relay()
+            return nil
+        }, box)
+        if created == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<SignalRelay>.fromOpaque(box).release()
+        }
+    }
+
+    private func relay() {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(readEnd, &byte, 1)
+            if count == 1 {
+                handler(Int32(byte))
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import ArculusCard
+import Transcript
+import VirtualReader
+
+/// `arculus-card transcript`: look at transcript files.
+enum TranscriptCommand: Subcommand {
+    static let name = "transcript"
+    static let summary = "Show or check an APDU transcript file"
+    static let help = """
+    USAGE: arculus-card transcript show FILE [--apdus] [--full]
+           arculus-card transcript check FILE...
+
+    A transcript is what a host and a card said to each other, as text: headers (@profile,
+    @seed, @image, @atr, @front, @source, @date), card events ('! power-off') and APDU
+    exchanges ('> command' then '< response', hex). 'arculus-card serve --record FILE' writes
+    one; 'arculus-card replay' checks the card against one; 'serve --stand-in FILE' answers a
+    host from one.
+
+      show FILE    Prints the headers, then each logical message: chained pieces, GET RESPONSE
+                   and NFCCTAP_GETRESPONSE polling joined into one request and one response;
+                   CTAP2 with the command's name (and clientPIN / credentialManagement
+                   subcommand), the CTAP status name and the CBOR in diagnostic notation.
+      check FILE   Parses each file and decodes the CBOR of every CTAP2 message; prints a line
+                   per file, or the first error with its line number, and exits 1 on any error.
+
+    OPTIONS:
+      --apdus      (show) Print the APDU-level trace instead, one '>' and '<' per APDU, as
+                   'serve --verbose' does.
+      --full       (show) Do not abbreviate long byte strings.
+      -h, --help   Show this help.
+    """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let options = try CommandLineOptions(arguments, valued: [], flags: ["--apdus", "--full"])
+        switch options.positionals.first {
+        case "show":
+            guard options.positionals.count == 2 else { throw UsageError("'show' takes one transcript FILE") }
+            return try show(options.positionals[1], apdus: options.flag("--apdus"), full: options.flag("--full"))
+        case "check":
+            guard options.positionals.count >= 2 else { throw UsageError("'check' takes one or more transcript FILEs") }
+            guard !options.flag("--apdus"), !options.flag("--full") else { throw UsageError("--apdus and --full are options of 'show'") }
+            return check(Array(options.positionals.dropFirst()))
+        case nil:
+            throw UsageError("expected 'show FILE' or 'check FILE...'")
+        case let other?:
+            throw UsageError("unknown action '\(other)': expected 'show' or 'check'")
+        }
+    }
+
+    private static func show(_ path: String, apdus: Bool, full: Bool) throws -> Int32 {
+        let transcript = try Transcript.load(path: path)
+        for header in transcript.headers { Console.output("@\(header.name) \(header.value)") }
+        if apdus {
+            var formatter = APDUTraceFormatter(maximumBytes: full ? Int.max : 64)
+            for (index, entry) in transcript.entries.enumerated() {
+                switch entry {
+                case .comment(let text):
+                    Console.output("# \(text)")
+                case .event(let event):
+                    formatter.reset()
+                    Console.output("line \(transcript.line(ofEntry: index)): ! \(event.rawValue)")
+                case .exchange(let command, let response, _):
+                    let lines = formatter.lines(command: command, response: response)
+                    Console.output(lines.enumerated().map { $0.offset == 0 ? "line \(transcript.line(ofEntry: index)): \($0.element)" : "    \($0.element)" }
+                        .joined(separator: "\n"))
+                }
+            }
+            return ExitStatus.success
+        }
+        for message in TranscriptMessages.messages(of: transcript) {
+            Console.output(message.describe(maximumBytes: full ? Int.max : CBORRendering.maximumBytes).joined(separator: "\n"))
+        }
+        return ExitStatus.success
+    }
+
+    private static func check(_ paths: [String]) -> Int32 {
+        var status = ExitStatus.success
+        for path in paths {
+            do {
+                let transcript = try Transcript.load(path: path)
+                let messages = TranscriptMessages.messages(of: transcript)
+                var ctap = 0
+                for message in messages where message.ctapRequest != nil {
+                    _ = try message.requestCBOR()
+                    _ = try message.responseCBOR()
+                    ctap += 1
+                }
+                let unfinished = messages.filter { !$0.isComplete }.count
+                let seeded = transcript.seed == nil ? "unseeded (structural replay)" : "seeded (byte-exact replay)"
+                Console.output("\(path): ok, \(transcript.exchanges.count) APDU exchanges, \(messages.count) messages (\(ctap) CTAP2)"
+                               + (unfinished > 0 ? ", \(unfinished) unfinished" : "") + ", \(seeded)")
+            } catch {
+                Console.error("\(path): \(error)")
+                status = ExitStatus.failure
+            }
+        }
+        return status
+    }
+}

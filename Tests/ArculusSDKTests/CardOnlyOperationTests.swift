@@ -1,0 +1,217 @@
+import ArculusCard
+import ArculusSDK
+import CBOR
+import CTAPClient
+import CardCrypto
+import Testing
+
+/// registerCardOnly / authenticateCardOnly / deleteCredentialByCredentialId against the
+/// in-process card: the JSON the backend consumes, and what ends up on the card.
+@Suite("card-only operations")
+struct CardOnlyOperationTests {
+    static let profiles: [(String, CardProfile)] = {
+        var list: [(String, CardProfile)] = [("PIN protocol 2, permission tokens", .default),
+                                             ("PIN protocol 1, permission tokens", Fixture.protocolOneOnly)]
+        if let fido2 = try? CardProfile.named("arculus-fido2") { list.append(("PIN protocol 1, getPinToken (FIDO 2.0)", fido2)) }
+        return list
+    }()
+
+    /// The authenticator data inside a registration response's attestation object.
+    static func authenticatorData(_ registration: JSONValue) throws -> ParsedAuthenticatorData {
+        let objectBytes = try #require(registration["response"]?["attestationObject"]?.stringValue.flatMap(Base64URL.decode))
+        let object = try #require(try CBORDecoder.decode(objectBytes).mapValue)
+        #expect(object[text: "fmt"] == .text("packed"))
+        return try ParsedAuthenticatorData(try #require(object[text: "authData"]?.bytesValue))
+    }
+
+    @Test("registerCardOnly: the registration response JSON and a discoverable credential on the card",
+          arguments: profiles)
+    func register(label: String, profile: CardProfile) async throws {
+        let (sdk, connector) = try await Fixture.sdkWithPIN(profile)
+        let response = try await Fixture.register(sdk)
+
+        let id = try #require(response["id"]?.stringValue)
+        #expect(response["rawId"]?.stringValue == id)
+        #expect(response["type"]?.stringValue == "public-key")
+        #expect(!id.contains("=") && !id.contains("+") && !id.contains("/"), "base64url without padding")
+        let clientData = try #require(response["response"]?["clientDataJSON"]?.stringValue.flatMap(Base64URL.decode))
+        #expect(String(decoding: clientData, as: UTF8.self)
+            == "{\"type\":\"webauthn.create\",\"challenge\":\"\(Fixture.challenge)\",\"origin\":\"https://example.com\",\"crossOrigin\":false}")
+
+        let data = try Self.authenticatorData(response)
+        #expect(data.userPresent && data.userVerified)
+        #expect(data.rpIDHash == SHA256.hash(Array("example.com".utf8)))
+        #expect(data.attestedCredential.map { Base64URL.encode($0.credentialID) } == id)
+
+        let stored = try #require(connector.card.credentials.first)
+        #expect(connector.card.credentials.count == 1)
+        #expect(Base64URL.encode(stored.id) == id)
+        #expect(stored.userName == "alice@example.com")
+        #expect(stored.userDisplayName == "Alice")
+        #expect(stored.userId == Array("alice@example.com".utf8))
+    }
+
+    @Test("long names: the request is chained, a username over 64 bytes gets a SHA-256 user handle")
+    func longNames() async throws {
+        let (sdk, connector) = try await Fixture.sdkWithPIN()
+        let username = String(repeating: "u", count: 70) + "@example.com"
+        let displayName = String(repeating: "D", count: 64)
+        _ = try await Fixture.register(sdk, username: username, displayName: displayName)
+        let stored = try #require(connector.card.credentials.first)
+        #expect(stored.userId == SHA256.hash(Array(username.utf8)))
+        #expect(connector.sent.contains { $0.count > 5 && $0[0] == 0x90 && $0[1] == 0x10 }, "a chained NFCCTAP_MSG piece")
+
+        // And the same user is found again by name among the card's credentials.
+        let assertion = try JSONValue(parsing: try await sdk.authenticateCardOnly(
+            pin: Fixture.pin, username: username, rpId: Fixture.rpID, challenge: Fixture.challenge, origin: Fixture.origin))
+        #expect(assertion["response"]?["userHandle"]?.stringValue == Base64URL.encode(SHA256.hash(Array(username.utf8))))
+    }
+
+    @Test("authenticateCardOnly over an allow list: a signature that verifies with the registered key",
+          arguments: profiles)
+    func authenticate(label: String, profile: CardProfile) async throws {
+        let (sdk, _) = try await Fixture.sdkWithPIN(profile)
+        let registration = try await Fixture.register(sdk)
+        let id = try #require(registration["id"]?.stringValue)
+        let key = try #require(try Self.authenticatorData(registration).attestedCredential?.publicKey.publicKey)
+
+        let challenge = Base64URL.encode([UInt8](repeating: 0xAB, count: 32))
+        let response = try JSONValue(parsing: try await sdk.authenticateCardOnly(
+            pin: Fixture.pin, username: "alice@example.com", rpId: Fixture.rpID, challenge: challenge,
+            origin: Fixture.origin, allowCredentials: [id]))
+        #expect(response["id"]?.stringValue == id)
+        #expect(response["rawId"]?.stringValue == id)
+        #expect(response["type"]?.stringValue == "public-key")
+        let inner = try #require(response["response"])
+        let clientData = try #require(inner["clientDataJSON"]?.stringValue.flatMap(Base64URL.decode))
+        #expect(String(decoding: clientData, as: UTF8.self)
+            == "{\"type\":\"webauthn.get\",\"challenge\":\"\(challenge)\",\"origin\":\"https://example.com\",\"crossOrigin\":false}")
+        let authData = try #require(inner["authenticatorData"]?.stringValue.flatMap(Base64URL.decode))
+        let signature = try #require(inner["signature"]?.stringValue.flatMap(Base64URL.decode))
+        #expect(key.isValidSignature(signature, for: authData + SHA256.hash(clientData)))
+        #expect(inner["userHandle"]?.stringValue == Base64URL.encode(Array("alice@example.com".utf8)))
+    }
+
+    @Test("without an allow list the user's credential is picked by name; another name is 603")
+    func byUsername() async throws {
+        let (sdk, _) = try await Fixture.sdkWithPIN()
+        let alice = try await Fixture.register(sdk, username: "alice", displayName: "Alice")
+        let bob = try await Fixture.register(sdk, username: "bob", displayName: "Bob")
+        for (name, registration) in [("alice", alice), ("bob", bob)] {
+            let response = try JSONValue(parsing: try await sdk.authenticateCardOnly(
+                pin: Fixture.pin, username: name, rpId: Fixture.rpID, challenge: Fixture.challenge, origin: Fixture.origin))
+            #expect(response["id"] == registration["id"])
+        }
+        let error = await Fixture.error {
+            _ = try await sdk.authenticateCardOnly(pin: Fixture.pin, username: "carol", rpId: Fixture.rpID,
+                                                   challenge: Fixture.challenge, origin: Fixture.origin)
+        }
+        #expect(error == ArculusFidoError(.userNotFound, "authenticateCardOnly: the card has 2 credential(s) for example.com, none of them for 'carol'"))
+    }
+
+    @Test("a single credential revealing only its handle is matched by the derived handle")
+    func singleCredentialHandle() async throws {
+        let (sdk, _) = try await Fixture.sdkWithPIN()
+        _ = try await Fixture.register(sdk, username: "alice")
+        _ = try await sdk.authenticateCardOnly(pin: Fixture.pin, username: "alice", rpId: Fixture.rpID,
+                                               challenge: Fixture.challenge, origin: Fixture.origin)
+        let error = await Fixture.error {
+            _ = try await sdk.authenticateCardOnly(pin: Fixture.pin, username: "mallory", rpId: Fixture.rpID,
+                                                   challenge: Fixture.challenge, origin: Fixture.origin)
+        }
+        #expect(error?.code == .userNotFound)
+    }
+
+    @Test("authenticateCardOnly(optionsResponse:) signs the ready clientDataJSON of the samples' helper")
+    func optionsResponse() async throws {
+        let (sdk, _) = try await Fixture.sdkWithPIN()
+        let registration = try await Fixture.register(sdk)
+        let id = try #require(registration["id"]?.stringValue)
+        // What createOptionsResponseFromBackend builds: no crossOrigin, keys in its own order.
+        let clientData = Array("{\"challenge\":\"\(Fixture.challenge)\",\"origin\":\"http://127.0.0.1:8080\",\"type\":\"webauthn.get\"}".utf8)
+        let options = ArculusFidoOptionsAuthorizationResponse()
+        options.challenge = Fixture.challenge
+        options.rpId = Fixture.rpID
+        options.allowList = [id]
+        options.clientDataJSONbase64 = Base64URL.encode(clientData)
+        options.clienthash = .init(SHA256.hash(clientData))
+        options.rpIdHash = .init(SHA256.hash(Array(Fixture.rpID.utf8)))
+        let response = try JSONValue(parsing: try await sdk.authenticateCardOnly(
+            pin: Fixture.pin, username: "alice@example.com", rpId: Fixture.rpID, optionsResponse: options))
+        #expect(response["response"]?["clientDataJSON"]?.stringValue == Base64URL.encode(clientData))
+
+        options.clienthash = .init([UInt8](repeating: 0, count: 32))
+        let error = await Fixture.error {
+            _ = try await sdk.authenticateCardOnly(pin: Fixture.pin, username: "alice@example.com", rpId: Fixture.rpID,
+                                                   optionsResponse: options)
+        }
+        #expect(error == ArculusFidoError(.unknown, "authenticateCardOnly: optionsResponse.clienthash is not SHA-256 of its clientDataJSON"))
+
+        let built = ArculusFidoOptionsAuthorizationResponse()
+        built.challenge = Fixture.challenge
+        built.origin = "http://127.0.0.1:8080"
+        let fromParts = try JSONValue(parsing: try await sdk.authenticateCardOnly(
+            pin: Fixture.pin, username: "alice@example.com", rpId: Fixture.rpID, optionsResponse: built))
+        #expect(fromParts["id"]?.stringValue == id)
+    }
+
+    @Test("deleteCredentialByCredentialId removes it; authenticating with it is 602; deleting it again is 602")
+    func delete() async throws {
+        let (sdk, connector) = try await Fixture.sdkWithPIN()
+        let registration = try await Fixture.register(sdk)
+        let id = try #require(registration["id"]?.stringValue)
+        try await sdk.deleteCredentialByCredentialId(pin: Fixture.pin, credentialId: id)
+        #expect(connector.card.credentials.isEmpty)
+        #expect(try await sdk.listCredentials(pin: Fixture.pin).isEmpty)
+
+        let error = await Fixture.error {
+            _ = try await sdk.authenticateCardOnly(pin: Fixture.pin, username: "alice@example.com", rpId: Fixture.rpID,
+                                                   challenge: Fixture.challenge, origin: Fixture.origin, allowCredentials: [id])
+        }
+        #expect(error == ArculusFidoError(.noCredentials,
+                                          "authenticateCardOnly: the card holds no matching credential (CTAP2_ERR_NO_CREDENTIALS); it was deleted, or registered on another card or for another relying party",
+                                          ctapStatus: .noCredentials))
+        let again = await Fixture.error { try await sdk.deleteCredentialByCredentialId(pin: Fixture.pin, credentialId: id) }
+        #expect(again?.code == .noCredentials)
+        #expect(again?.ctapStatus == .noCredentials)
+    }
+
+    @Test("listCredentials shows every discoverable credential, or one RP's")
+    func list() async throws {
+        let (sdk, _) = try await Fixture.sdkWithPIN()
+        _ = try await Fixture.register(sdk, username: "alice")
+        _ = try await Fixture.register(sdk, username: "bob", rpID: "other.example")
+        let all = try await sdk.listCredentials(pin: Fixture.pin)
+        #expect(Set(all.map(\.rpId)) == ["example.com", "other.example"])
+        let one = try await sdk.listCredentials(pin: Fixture.pin, rpId: "other.example")
+        #expect(one.map(\.username) == ["bob"])
+        #expect(one.first?.userHandle == Base64URL.encode(Array("bob".utf8)))
+    }
+
+    @Test("a full card: 606 Keystore Full")
+    func keystoreFull() async throws {
+        let (sdk, _) = try await Fixture.sdkWithPIN(Fixture.capacityOne)
+        _ = try await Fixture.register(sdk, username: "alice")
+        let error = await Fixture.error { _ = try await Fixture.register(sdk, username: "bob") }
+        #expect(error == ArculusFidoError(.keystoreFull,
+                                          "registerCardOnly: the card has no room for another credential (CTAP2_ERR_KEY_STORE_FULL); delete one with deleteCredentialByCredentialId",
+                                          ctapStatus: .keyStoreFull))
+    }
+
+    @Test("bad inputs are refused before the card is touched", arguments: [
+        ("not base64!", "https://example.com",
+         "the challenge 'not base64!' is not base64url of at least 16 bytes; pass the server's challenge as it sent it"),
+        ("AAAA", "https://example.com", "the challenge 'AAAA' is not base64url of at least 16 bytes; pass the server's challenge as it sent it"),
+        (Fixture.challenge, "example.com", "the origin 'example.com' is not an http(s) origin such as https://example.com"),
+    ])
+    func badInputs(challenge: String, origin: String, message: String) async throws {
+        let (sdk, connector) = try await Fixture.sdkWithPIN()
+        let before = connector.taps
+        let error = await Fixture.error {
+            _ = try await sdk.registerCardOnly(pin: Fixture.pin, username: "alice", displayName: "", rpId: Fixture.rpID,
+                                               challenge: challenge, origin: origin)
+        }
+        #expect(error == ArculusFidoError(.unknown, message))
+        #expect(connector.taps == before)
+    }
+}

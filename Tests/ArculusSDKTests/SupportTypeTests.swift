@@ -1,0 +1,57 @@
+import ArculusSDK
+import CardCrypto
+import Testing
+
+/// The SDK's small types: base64url, clientDataJSON, server URLs and origins, JSON values.
+@Suite("SDK support types")
+struct SupportTypeTests {
+    @Test("base64url: no padding out; base64 and base64url, padded or not, in")
+    func base64url() {
+        #expect(Base64URL.encode([0xFB, 0xFF, 0xFE]) == "-__-")
+        #expect(Base64URL.encode([0x61]) == "YQ")
+        #expect(Base64URL.decode("-__-") == [0xFB, 0xFF, 0xFE])
+        #expect(Base64URL.decode("+//+") == [0xFB, 0xFF, 0xFE])
+        #expect(Base64URL.decode("YQ==") == [0x61])
+        #expect(Base64URL.decode("YQ") == [0x61])
+        #expect(Base64URL.decode("Y") == nil)
+        #expect(Base64URL.decode("!!!!") == nil)
+    }
+
+    @Test("clientDataJSON: WebAuthn's serialisation, challenge re-encoded as base64url, quotes escaped")
+    func clientData() throws {
+        let standard = "q83vEjRWeJCrze8SNFZ4kA=="
+        let data = try ClientDataJSON.get(challenge: standard, origin: "http://127.0.0.1:8080")
+        #expect(data.text == "{\"type\":\"webauthn.get\",\"challenge\":\"q83vEjRWeJCrze8SNFZ4kA\",\"origin\":\"http://127.0.0.1:8080\",\"crossOrigin\":false}")
+        #expect(data.hash == SHA256.hash(data.bytes))
+        let odd = try ClientDataJSON.create(challenge: standard, origin: "https://a\"b")
+        #expect(odd.text.contains("\"origin\":\"https://a\\\"b\""))
+    }
+
+    @Test("a FIDO2 server: host names get https, base URLs are kept; the origin is scheme://host[:port]", arguments: [
+        ("fido.example.com", "https://fido.example.com", "https://fido.example.com"),
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+        ("https://fido.example.com:443/", "https://fido.example.com:443", "https://fido.example.com"),
+        ("https://fido.example.com/base", "https://fido.example.com/base", "https://fido.example.com"),
+    ])
+    func server(domain: String, base: String, origin: String) {
+        let server = ArculusFidoServer(domain: domain)
+        #expect(server.baseURL == base)
+        #expect(server.origin == origin)
+        #expect(server.registrationBeginEndpoint == "fidoapi/certify/attestation/options")
+        #expect(server.registrationCompleteEndpoint == "fidoapi/certify/attestation/result")
+        #expect(server.authorizationBeginEndpoint == "fidoapi/certify/assertion/options")
+        #expect(server.authorizationCompleteEndpoint == "fidoapi/certify/assertion/result")
+        server.registrationBeginEndpoint = "/fidoapi/register/begin"
+        #expect(server.registrationBeginEndpoint == "/fidoapi/register/begin")
+    }
+
+    @Test("JSON values: parse, query, print with sorted keys and plain slashes")
+    func json() throws {
+        let value = try JSONValue(parsing: "{\"b\":[1,2.5,null,true],\"a\":\"https://x/y\",\"c\":{\"d\":60000}}")
+        #expect(value["a"]?.stringValue == "https://x/y")
+        #expect(value["c"]?["d"]?.intValue == 60000)
+        #expect(value["b"]?.arrayValue?.count == 4)
+        #expect(value.text == "{\"a\":\"https://x/y\",\"b\":[1,2.5,null,true],\"c\":{\"d\":60000}}")
+        #expect(throws: (any Error).self) { _ = try JSONValue(parsing: "{") }
+    }
+}

@@ -1,0 +1,57 @@
+import ArculusCard
+import CBOR
+import CTAPClient
+import Testing
+
+/// Parsing what the card returns: every prefix of valid input is refused, status codes are named.
+@Suite("parsing card answers")
+struct ParsingTests {
+    @Test("authenticator data with attested credential data: every proper prefix is malformed")
+    func authenticatorDataPrefixes() throws {
+        let (client, _) = try Fixture.clientWithPIN()
+        let made = try client.makeCredential(MakeCredentialTests.request(),
+                                             token: try client.pinToken(pin: Fixture.pin, permissions: .makeCredential, rpID: Fixture.rpID))
+        let bytes = made.authenticatorData.bytes
+        #expect(try ParsedAuthenticatorData(bytes) == made.authenticatorData)
+        for length in 0..<bytes.count {
+            #expect(throws: CTAPClientError.self) { _ = try ParsedAuthenticatorData(Array(bytes.prefix(length))) }
+        }
+        #expect(throws: CTAPClientError.malformedResponse("1 byte(s) after the authenticator data")) {
+            _ = try ParsedAuthenticatorData(bytes + [0])
+        }
+    }
+
+    @Test("status codes carry their CTAP names", arguments: [
+        (UInt8(0x31), "CTAP2_ERR_PIN_INVALID (0x31)"),
+        (0x32, "CTAP2_ERR_PIN_BLOCKED (0x32)"),
+        (0x34, "CTAP2_ERR_PIN_AUTH_BLOCKED (0x34)"),
+        (0x28, "CTAP2_ERR_KEY_STORE_FULL (0x28)"),
+        (0x2E, "CTAP2_ERR_NO_CREDENTIALS (0x2E)"),
+        (0x01, "CTAP1_ERR_INVALID_COMMAND (0x01)"),
+        (0xEE, "0xEE"),
+    ])
+    func names(byte: UInt8, text: String) {
+        #expect(CTAPStatusCode(rawValue: byte).description == text)
+    }
+
+    @Test("a getInfo without versions or aaguid is malformed")
+    func badInfo() {
+        #expect(throws: CTAPClientError.malformedResponse("getInfo without versions")) { _ = try AuthenticatorInfo(CBORMap()) }
+        #expect(throws: CTAPClientError.malformedResponse("getInfo without a 16-byte aaguid")) {
+            _ = try AuthenticatorInfo([.int(1): ["FIDO_2_0"], .int(3): .bytes([1, 2])])
+        }
+    }
+
+    @Test("protocol choice: 2 when listed, else 1; 1 for a CTAP 2.0 card that lists none")
+    func protocolChoice() throws {
+        func info(_ protocols: [Int]?) throws -> AuthenticatorInfo {
+            var map: CBORMap = [.int(1): ["FIDO_2_0"], .int(3): .bytes([UInt8](repeating: 0, count: 16))]
+            if let protocols { map[.int(6)] = .array(protocols.map { .int($0) }) }
+            return try AuthenticatorInfo(map)
+        }
+        #expect(try info([1, 2]).preferredPINUVAuthProtocol == 2)
+        #expect(try info([1]).preferredPINUVAuthProtocol == 1)
+        #expect(try info(nil).preferredPINUVAuthProtocol == 1)
+        #expect(try info([3]).preferredPINUVAuthProtocol == nil)
+    }
+}

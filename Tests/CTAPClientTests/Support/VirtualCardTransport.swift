@@ -1,0 +1,105 @@
+import ArculusCard
+import CTAPClient
+
+/// The in-process emulated card as a host-side `CardTransport`: the only place where the card
+/// side and the host side meet, and only in bytes.
+///
+/// It records every APDU and can take the card away after a number of APDUs, which the client
+/// sees as a card that left the field mid-operation.
+final class VirtualCardTransport: CardTransport {
+    let card: VirtualCard
+    /// Every command APDU sent, in order.
+    private(set) var sent: [[UInt8]] = []
+    /// Every response APDU returned, in order.
+    private(set) var received: [[UInt8]] = []
+    /// When set, the card leaves the field instead of answering APDU number `n + 1`.
+    var removeAfter: Int?
+    private(set) var isPresent = true
+
+    init(_ card: VirtualCard) {
+        self.card = card
+    }
+
+    func transmit(_ apdu: [UInt8]) throws(CardTransportError) -> [UInt8] {
+        guard isPresent else { throw .cardRemoved("the test took the card away") }
+        if let removeAfter, sent.count >= removeAfter {
+            card.powerOff()
+            isPresent = false
+            throw .cardRemoved("the test took the card away")
+        }
+        sent.append(apdu)
+        let response = card.transmit(apdu)
+        received.append(response)
+        return response
+    }
+
+    func powerCycle() throws(CardTransportError) {
+        card.powerCycle()
+        isPresent = true
+        removeAfter = nil
+    }
+}
+
+/// Test helpers shared by the suites.
+enum Fixture {
+    static let pin = "123456"
+    static let rpID = "example.com"
+
+    /// The FIDO 2.1 profile with PIN/UV auth protocol 1 only: a card that makes the client fall back.
+    static var protocolOneOnly: CardProfile {
+        var profile = CardProfile.default
+        profile.name = "fido21-protocol-1-only"
+        profile.pinUvAuthProtocols = [1]
+        return profile
+    }
+
+    /// The FIDO 2.1 profile with room for one discoverable credential.
+    static var capacityOne: CardProfile {
+        var profile = CardProfile.default
+        profile.name = "fido21-capacity-1"
+        profile.residentKeyCapacity = 1
+        return profile
+    }
+
+    /// An open client on a blank card of `profile`, with the transport.
+    static func client(_ profile: CardProfile = .default, frontOptions: CardFront.Options = .init()) throws -> (CTAPClient, VirtualCardTransport) {
+        let transport = VirtualCardTransport(try VirtualCard(profile: profile, frontOptions: frontOptions))
+        return (try CTAPClient(transport: transport), transport)
+    }
+
+    /// An open client on a card whose PIN is ``pin``.
+    static func clientWithPIN(_ profile: CardProfile = .default, protocolVersion: Int? = nil) throws -> (CTAPClient, VirtualCardTransport) {
+        let (client, transport) = try client(profile)
+        client.forcedPINProtocolVersion = protocolVersion
+        try client.setPIN(pin)
+        return (client, transport)
+    }
+
+    /// The error `body` throws as a `CTAPClientError`, or nil.
+    static func error(_ body: () throws -> Void) -> CTAPClientError? {
+        do {
+            try body()
+            return nil
+        } catch let error as CTAPClientError {
+            return error
+        } catch {
+            return nil
+        }
+    }
+
+    static func ctapStatus(_ body: () throws -> Void) -> CTAPStatusCode? {
+        error(body)?.ctapStatus
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Bytes from hex digits (spaces allowed); traps on bad input, which only tests write.
+    init(hexString: String) {
+        let digits = hexString.unicodeScalars.filter { !$0.properties.isWhitespace }.map { scalar -> UInt8 in
+            guard let value = Int(String(scalar), radix: 16) else { preconditionFailure("not hex: \(hexString)") }
+            return UInt8(value)
+        }
+        precondition(digits.count % 2 == 0, "odd number of hex digits in \(hexString)")
+        self = stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
+    }
+}

@@ -1,0 +1,301 @@
+"""Flow tests: `arculus-card sdk` drives the SDK operations and both flows of the seeds end to end,
+against a FIDO2 server that really verifies (python-fido2 + the emulator's attestation root) and a
+backend that follows the sample servlet's contract.
+
+Every card test runs twice (the `card` fixture is parametrized):
+
+- `image`: the SDK's in-process card from a card image (`sdk ... --card-image FILE`);
+- `pcsc`: `arculus-card serve --slot 1` on vpcd and `sdk ... --reader "Virtual PCD 00 01"`,
+  through the real pcscd.
+
+The binary comes from $ARCULUS_CARD (default .build/debug/arculus-card). The pcscd plumbing is the
+Interop suite's (Tests/Interop/conftest.py: its ServedCard, reader checks and CI rule); as there,
+pcscd tests skip on a developer machine without pcscd and FAIL when CI=true. vpcd slot 1 is shared
+with other suites (Interop, the PCSC tests): each pcsc test holds the lock file
+/tmp/arculus-slot1.lock (flock) while its card is on the reader, waits for the reader to be empty
+before starting its card, and checks that the card answering is its own.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import importlib.util
+import json
+import os
+import secrets
+import signal
+import subprocess
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from flow_rig import REPO, Backend, FidoServer, SDKResult, run_sdk
+
+# The Interop suite's conftest, loaded under its own name: its ServedCard and reader helpers.
+_spec = importlib.util.spec_from_file_location("interop_conftest", REPO / "Tests" / "Interop" / "conftest.py")
+interop = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(interop)
+
+SLOT_LOCK = Path(os.environ.get("ARCULUS_SLOT_LOCK", "/tmp/arculus-slot1.lock"))
+PIN = "123456"
+
+
+def binary() -> Path:
+    path = interop._binary()
+    if not path.exists():
+        interop._unavailable(f"no arculus-card binary at {path} (build it, or set ARCULUS_CARD)")
+    return path
+
+
+@contextmanager
+def slot_lock(timeout: float = 600.0):
+    """Holds /tmp/arculus-slot1.lock (flock), waiting up to `timeout` for another suite's test."""
+    SLOT_LOCK.touch(exist_ok=True)
+    with open(SLOT_LOCK, "r+") as handle:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"{SLOT_LOCK} stayed locked for {timeout:.0f} s", pytrace=False)
+                time.sleep(0.2)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()} Tests/Flows\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _card_in(reader: str) -> bool:
+    from smartcard.Exceptions import CardConnectionException, NoCardException
+    from smartcard.System import readers
+
+    for candidate in readers():
+        if str(candidate) == reader:
+            connection = candidate.createConnection()
+            try:
+                connection.connect()
+                connection.disconnect()
+                return True
+            except (NoCardException, CardConnectionException):
+                return False
+    return False
+
+
+class FlowServedCard(interop.ServedCard):
+    """The Interop suite's ServedCard with this suite's serve options: a profile and a chosen
+    --tap-delay (long for the card-taken-away tests)."""
+
+    def __init__(self, binary: Path, slot: int, image: Path, log_dir: Path, tap_delay: float, profile: str | None):
+        self.slot = slot
+        self.reader = interop.reader_name(slot)
+        self.image = image
+        self.stderr_path = log_dir / "serve.stderr"
+        self._present = 0
+        self._present_lock = threading.Condition()
+        command = [str(binary), "serve", "--card", str(image), "--slot", str(slot), "--tap-delay", str(tap_delay), "--verbose"]
+        if profile:
+            command += ["--profile", profile]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=open(self.stderr_path, "wb"), text=True)
+        self._reader_thread = threading.Thread(target=self._read_stdout, daemon=True)
+        self._reader_thread.start()
+
+    def assert_ours(self):
+        """Sends a SELECT of a random AID through pcscd and looks for it in this card's trace: the
+        card in the reader is this process's, not a stray one on the same slot."""
+        probe = secrets.token_bytes(8)
+        connection = self.connection()
+        try:
+            connection.transmit([0x00, 0xA4, 0x04, 0x00, 0x08, *probe, 0x00])
+        finally:
+            connection.disconnect()
+        needle = " ".join(f"{b:02X}" for b in probe)
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            if needle in self.stderr():
+                return
+            time.sleep(0.05)
+        raise AssertionError(
+            f"the card in {self.reader} is not this test's: another card process is on vpcd slot {self.slot} "
+            "(a stray 'arculus-card serve --slot 1'?); stop it or set ARCULUS_SLOT")
+
+    def remove(self):
+        """SIGUSR1: the card leaves the reader for --tap-delay seconds."""
+        self.process.send_signal(signal.SIGUSR1)
+
+    def wait_absent(self, timeout: float = 10.0):
+        deadline = time.monotonic() + timeout
+        while _card_in(self.reader):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"pcscd still sees a card in {self.reader}")
+            time.sleep(0.05)
+
+
+class CardTarget:
+    """Where `arculus-card sdk` finds the card in one test, and ways to look at the card."""
+
+    def __init__(self, mode: str, image: Path, profile: str | None = None, served: FlowServedCard | None = None):
+        self.mode = mode
+        self.image = image
+        self.profile = profile
+        self.served = served
+
+    @property
+    def args(self) -> list[str]:
+        if self.served is not None:
+            return ["--reader", self.served.reader, "--wait-for-card", "10"]
+        args = ["--card-image", str(self.image)]
+        if self.profile and not self.image.exists():
+            args += ["--profile", self.profile]
+        return args
+
+    def sdk(self, operation: str, *args: str, card_args: list[str] | None = None) -> SDKResult:
+        return run_sdk(binary(), operation, self.args if card_args is None else card_args, *args)
+
+    def set_pin(self, pin: str = PIN):
+        self.sdk("set-pin", "--pin", pin).ok()
+
+    def credential_ids(self, pin: str = PIN) -> list[str]:
+        """The discoverable credentials, through the SDK's credential management."""
+        return [c["credentialId"] for c in self.sdk("list-credentials", "--pin", pin).ok()["credentials"]]
+
+    def credential_ids_by_python_fido2(self, pin: str = PIN) -> list[str]:
+        """The discoverable credentials as python-fido2's CredentialManagement lists them through
+        pcscd: an independent client's view (pcsc mode only)."""
+        from fido2.ctap2 import ClientPin, Ctap2, CredentialManagement
+        from fido2.utils import websafe_encode
+
+        assert self.served is not None
+        device = self.served.device()
+        try:
+            ctap = Ctap2(device)
+            client_pin = ClientPin(ctap)
+            token = client_pin.get_pin_token(pin, ClientPin.PERMISSION.CREDENTIAL_MGMT)
+            management = CredentialManagement(ctap, client_pin.protocol, token)
+            ids = []
+            if management.get_metadata()[CredentialManagement.RESULT.EXISTING_CRED_COUNT] == 0:
+                return ids
+            for rp in management.enumerate_rps():
+                for credential in management.enumerate_creds(rp[CredentialManagement.RESULT.RP_ID_HASH]):
+                    ids.append(websafe_encode(credential[CredentialManagement.RESULT.CREDENTIAL_ID]["id"]))
+            return ids
+        finally:
+            device.close()
+
+    def all_views_of_credentials(self, pin: str = PIN) -> list[str]:
+        """The SDK's view, checked against python-fido2's where there is a reader."""
+        ids = self.credential_ids(pin)
+        if self.served is not None:
+            assert sorted(self.credential_ids_by_python_fido2(pin)) == sorted(ids)
+        return ids
+
+    def retap(self):
+        """Takes the card away and taps it again (pcsc: SIGUSR1; image: every run is a new tap)."""
+        if self.served is not None:
+            self.served.retap()
+
+
+@pytest.fixture(scope="session")
+def pcsc_reader():
+    name = interop.reader_name(interop._slot())
+    readers = interop._readers()
+    if name not in readers and os.geteuid() == 0 and subprocess.run(["pidof", "pcscd"], capture_output=True).returncode != 0:
+        subprocess.run(["pcscd"], check=False)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and name not in interop._readers():
+            time.sleep(0.2)
+    if name not in interop._readers():
+        interop._unavailable(f"pcscd is not reachable or has no reader {name!r} (install pcscd + vsmartcard-vpcd and start pcscd)")
+    return name
+
+
+@pytest.fixture(params=["image", "pcsc"])
+def make_card(request, tmp_path):
+    """A factory: `make_card(profile=None, tap_delay=0.5)` gives a fresh card in this test's mode."""
+    made: list[FlowServedCard] = []
+    locks = []
+
+    def factory(profile: str | None = None, tap_delay: float = 0.5) -> CardTarget:
+        image = tmp_path / f"card{len(made)}.img"
+        if request.param == "image":
+            return CardTarget("image", image, profile)
+        reader = request.getfixturevalue("pcsc_reader")
+        lock = slot_lock()
+        lock.__enter__()
+        locks.append(lock)
+        deadline = time.monotonic() + 60
+        while _card_in(reader):
+            if time.monotonic() > deadline:
+                pytest.fail(f"{reader} holds a card that is not this test's for 60 s: another card process "
+                            f"(e.g. a stray 'arculus-card serve --slot 1') is using vpcd slot 1", pytrace=False)
+            time.sleep(0.2)
+        served = FlowServedCard(binary(), interop._slot(), image, tmp_path, tap_delay, profile)
+        made.append(served)
+        served.wait_present(1)
+        served.assert_ours()
+        return CardTarget("pcsc", image, profile, served)
+
+    try:
+        yield factory
+    finally:
+        import gc
+
+        gc.collect()
+        for served in made:
+            status = served.stop()
+            interop._wait_reader_empty(served.reader)
+            report = getattr(request.node, "report_call", None)
+            if report is not None and report.failed:
+                print(f"--- arculus-card serve stderr ---\n{served.stderr()}")
+            assert status == 0, f"arculus-card serve exited with {status}:\n{served.stderr()}"
+        for lock in reversed(locks):
+            lock.__exit__(None, None, None)
+
+
+@pytest.fixture
+def card(make_card) -> CardTarget:
+    """A fresh card with the PIN set, in this test's mode."""
+    target = make_card()
+    target.set_pin()
+    return target
+
+
+@pytest.fixture
+def fido_server():
+    server = FidoServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def backend(fido_server):
+    proxy = Backend(fido_server).start()
+    yield proxy
+    proxy.stop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keeps each phase's report on the test item, so fixtures can see whether it failed."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
+
+
+@pytest.fixture
+def capacity_one_profile(tmp_path) -> str:
+    """A profile file: the FIDO 2.1 card with room for one discoverable credential."""
+    profile = json.loads((REPO / "Fixtures" / "profiles" / "arculus-fido21.json").read_text())
+    profile["name"] = "flows-capacity-1"
+    profile["residentKeyCapacity"] = 1
+    path = tmp_path / "capacity-1.json"
+    path.write_text(json.dumps(profile))
+    return str(path)

@@ -1,0 +1,24 @@
+import Transcript
+
+// Target `transcript`: the transcript text parser (`Transcript.parse`).
+//
+// Input: the bytes as UTF-8 text (invalid sequences become U+FFFD, as reading a file would).
+// Properties: parsing never traps; a transcript that parses prints (`text`) to a form that parses
+// back to an equal transcript, and printing that again gives the same text.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTranscriptTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let text = String(decoding: fuzzBytes(data, size), as: UTF8.self)
+    guard let transcript = try? Transcript.parse(text) else { return 0 }
+    let printed = transcript.text
+    let reparsed: Transcript
+    do {
+        reparsed = try Transcript.parse(printed)
+    } catch {
+        fuzzCheck(false, "the printed form of a parsed transcript does not parse: \(error)\n\(printed)")
+        return 0
+    }
+    fuzzCheck(reparsed == transcript, "print → parse changed the transcript:\n\(printed)")
+    fuzzCheck(reparsed.text == printed, "printing is not stable:\n\(printed)")
+    return 0
+}

@@ -1,0 +1,158 @@
+"""`arculus-card pcsc`: the tool's own PC/SC client driving the emulated card through pcscd + vpcd,
+as it would drive a real card on an NFC reader. The card comes from conftest's fixtures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import _binary, _serve
+
+SELECT = "00A4040008A0000006472F000100"
+GET_INFO = "80100000010400"
+GET_INFO_LE_32 = "80100000010420"  # Le 0x20: the card answers in pieces behind 61xx
+
+
+@pytest.fixture
+def fido2_card(request, pcsc_reader, tmp_path):
+    """A fresh card of the CTAP 2.0 model (serve --profile arculus-fido2)."""
+    yield from _serve(request, pcsc_reader, tmp_path, ["--profile", "arculus-fido2"])
+
+
+def tool(*arguments: str, check: bool = True) -> subprocess.CompletedProcess:
+    result = subprocess.run([str(_binary()), *arguments], capture_output=True, text=True, timeout=60)
+    if check:
+        assert result.returncode == 0, f"arculus-card {' '.join(arguments)} exited {result.returncode}:\n{result.stderr}"
+    return result
+
+
+def built_in_profile(name: str) -> dict:
+    return json.loads(tool("profile", "show", name).stdout)
+
+
+# Every field authenticatorGetInfo of a CTAP 2.0 card reports, plus what the card shows
+# otherwise (ATR, SELECT answer).
+REPORTED_BY_EVERY_CARD = [
+    "aaguid", "versions", "extensions", "pinUvAuthProtocols", "credentialManagement", "pinUvAuthToken",
+    "makeCredUvNotRqd", "maxMsgSize", "maxCredentialCountInList", "maxCredentialIdLength", "atr", "selectResponse",
+]
+# What only CTAP 2.1 cards report (getInfo members 0x09 and up).
+REPORTED_BY_CTAP21_CARDS = ["transports", "algorithms", "minPINLength", "firmwareVersion", "residentKeyCapacity"]
+
+
+@pytest.mark.parametrize("base", ["arculus-fido21", "arculus-fido2"])
+def test_capture_profile_of_the_ctap20_card(fido2_card, tmp_path, base):
+    output = tmp_path / "captured.json"
+    result = tool("pcsc", "capture-profile", "--reader", fido2_card.reader, "--wait", "10",
+                  "--base", base, "--output", str(output))
+    captured = json.loads(output.read_text())
+    served = built_in_profile("arculus-fido2")
+    base_profile = built_in_profile(base)
+    for field in REPORTED_BY_EVERY_CARD:
+        assert captured[field] == served[field], field
+    # A CTAP 2.0 card does not report these: they come from --base, and the tool says so.
+    for field in REPORTED_BY_CTAP21_CARDS:
+        assert captured[field] == base_profile[field], field
+    assert "not reported by the card" in result.stderr
+    for field in ["transports", "algorithms", "minPINLength", "firmwareVersion", "residentKeyCapacity"]:
+        assert field in result.stderr
+    assert captured["name"] == "captured-9d3df6ba"
+    assert captured["description"] == f"Captured from {fido2_card.reader}"
+    assert captured["resetWindowSeconds"] == base_profile["resetWindowSeconds"]
+    assert captured["attestation"] == base_profile["attestation"]
+    # The emulator loads it (CardProfile.load validates).
+    assert json.loads(tool("profile", "show", str(output)).stdout) == captured
+
+
+def test_capture_profile_of_the_ctap21_card(card, tmp_path):
+    output = tmp_path / "captured.json"
+    tool("pcsc", "capture-profile", "--reader", "00 01", "--wait", "10", "--output", str(output))
+    captured = json.loads(output.read_text())
+    served = built_in_profile("arculus-fido21")
+    # A blank CTAP 2.1 card reports everything, its whole capacity as remaining.
+    for field in REPORTED_BY_EVERY_CARD + REPORTED_BY_CTAP21_CARDS:
+        assert captured[field] == served[field], field
+    assert captured["name"] == "captured-3f59672f"
+
+
+def test_list_shows_the_card_and_its_atr(fido2_card):
+    tool("pcsc", "send", "--reader", fido2_card.reader, "--wait", "10", SELECT)  # pcscd has seen it
+    lines = tool("pcsc", "list").stdout.splitlines()
+    ours = [line for line in lines if line.startswith(fido2_card.reader)]
+    assert len(ours) == 1, lines
+    assert "card present" in ours[0]
+    assert ours[0].endswith("ATR " + built_in_profile("arculus-fido2")["atr"])
+
+
+def test_send_prints_commands_and_responses(fido2_card):
+    result = tool("pcsc", "send", "--reader", "00 01", "--wait", "10", SELECT, "80 10 00 00 01 04 00")
+    lines = result.stdout.splitlines()
+    assert lines[0] == "> " + SELECT
+    assert lines[1] == "< " + "FIDO_2_0".encode().hex().upper() + "9000"
+    assert lines[2] == "> " + GET_INFO
+    assert lines[3].startswith("< 00") and lines[3].endswith("9000")
+
+
+def test_send_follows_response_chaining_only_when_asked(fido2_card):
+    whole = tool("pcsc", "send", "--reader", "00 01", "--wait", "10", SELECT, GET_INFO).stdout.splitlines()[3]
+    plain = tool("pcsc", "send", "--reader", "00 01", SELECT, GET_INFO_LE_32).stdout.splitlines()[3]
+    assert len(plain) == len("< ") + 2 * 34 and plain[-4:-2] == "61"
+    chained = tool("pcsc", "send", "--reader", "00 01", "--follow-chaining", "--verbose", SELECT, GET_INFO_LE_32)
+    assert chained.stdout.splitlines()[3] == whole
+    assert "  > 00C00000" in chained.stderr
+
+
+def test_record_writes_a_transcript(fido2_card, tmp_path):
+    apdus = tmp_path / "apdus.txt"
+    apdus.write_text(f"# SELECT, then getInfo in 32-byte pieces\n{SELECT}\n\n{GET_INFO_LE_32}\n")
+    output = tmp_path / "session.transcript"
+    tool("pcsc", "record", "--reader", fido2_card.reader, "--wait", "10", "--follow-chaining",
+         "--from", str(apdus), "--output", str(output))
+    lines = output.read_text().splitlines()
+    headers = [line for line in lines if line.startswith("@")]
+    assert f"@source pcsc reader {fido2_card.reader}" in headers
+    assert "@atr " + built_in_profile("arculus-fido2")["atr"] in headers
+    assert any(line.startswith("@date 20") for line in headers)
+    entries = [line for line in lines if line[:1] in ("!", ">", "<")]
+    assert entries[0] == "! power-on"
+    assert entries[1:3] == ["> " + SELECT, "< " + "FIDO_2_0".encode().hex().upper() + "9000"]
+    assert entries[3] == "> " + GET_INFO_LE_32
+    assert entries[4][-4:-2] == "61"
+    get_responses = [line for line in entries if line.startswith("> 00C00000")]
+    assert get_responses, entries
+    assert entries[-1].endswith("9000")
+
+
+def test_record_refuses_apdus_both_ways(tmp_path):
+    apdus = tmp_path / "apdus.txt"
+    apdus.write_text(SELECT + "\n")
+    result = tool("pcsc", "record", "--output", str(tmp_path / "out"), "--from", str(apdus), SELECT, check=False)
+    assert result.returncode == 64
+    assert "not both" in result.stderr
+
+
+@pytest.mark.parametrize("apdu, message", [
+    ("00A4", "needs at least CLA INS P1 P2"),
+    ("01", "needs at least CLA INS P1 P2"),
+    ("00A40", "is not an APDU in hex"),
+    ("hello", "is not an APDU in hex"),
+])
+def test_send_refuses_what_is_not_an_apdu(apdu, message):
+    result = tool("pcsc", "send", apdu, check=False)
+    assert result.returncode == 64
+    assert message in result.stderr
+
+
+def test_unknown_reader_is_named(pcsc_reader):
+    result = tool("pcsc", "send", "--reader", "No Such Reader", SELECT, check=False)
+    assert result.returncode == 64
+    assert "no reader matches 'No Such Reader'" in result.stderr
+    assert pcsc_reader in result.stderr
+
+
+def test_help_explains_recording_with_pcsc_spy():
+    result = tool("pcsc", "--help")
+    for words in ["list", "send", "record", "capture-profile", "pcsc-spy", "import-pcsc-spy"]:
+        assert words in result.stdout

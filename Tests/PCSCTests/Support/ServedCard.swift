@@ -1,0 +1,120 @@
+import Foundation
+import PCSC
+import Testing
+
+/// Where the emulator runs for these tests: vpcd slot 1 (port 35964), reader "Virtual PCD 00 01",
+/// away from slot 0 where a developer may keep a card of their own. `ARCULUS_SLOT` chooses
+/// another slot, as for the interop tests.
+enum VirtualReader {
+    static let slot = ProcessInfo.processInfo.environment["ARCULUS_SLOT"].flatMap { Int($0) } ?? 1
+    static let name = "Virtual PCD 00 " + (slot < 16 ? "0" : "") + String(slot, radix: 16, uppercase: true)
+
+    static var inCI: Bool { ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" }
+
+    /// Whether pcscd answers and lists the vpcd reader. Checked once per test process.
+    static let reachable: Bool = {
+        guard let context = try? PCSCContext(), let readers = try? context.readers() else { return false }
+        return readers.contains(name)
+    }()
+
+    /// Run the pcscd tests when pcscd is there, and in CI always (where an unreachable pcscd
+    /// must fail them, not skip them).
+    static var shouldRun: Bool { reachable || inCI }
+
+    static let unavailableMessage = "pcscd is not reachable or has no reader '\(name)' (install pcscd + vsmartcard-vpcd and start pcscd)"
+}
+
+/// One `arculus-card serve --slot 1 --card <temp> --profile P` process: an emulated card on the
+/// virtual reader, blank, in a temporary folder of its own.
+final class ServedCard {
+    /// The package's root, from this file's path (Tests/PCSCTests/Support/ServedCard.swift).
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let binary = packageRoot.appendingPathComponent(".build/debug/arculus-card")
+
+    let profile: String
+    private let process = Process()
+    private let folder: URL
+    private let output = Pipe()
+
+    /// Starts the card and waits until pcscd sees it and it is this process's card (its
+    /// getInfo AAGUID is the profile's), so that a stray card process on slot 1 is reported
+    /// instead of silently tested.
+    init(profile: String, aaguid: [UInt8]) throws {
+        guard VirtualReader.reachable else { throw ServedCardError(VirtualReader.unavailableMessage) }
+        guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
+            throw ServedCardError("no arculus-card binary at \(Self.binary.path): run `swift build` first")
+        }
+        self.profile = profile
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("pcsc-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--slot", "\(VirtualReader.slot)", "--card", folder.appendingPathComponent("card.img").path,
+                             "--profile", profile]
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        do {
+            try waitForOurCard(aaguid: aaguid)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Takes the card off the reader (SIGTERM) and waits until pcscd has seen it go, so that
+    /// the next test's card is a new insertion.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+        guard let context = try? PCSCContext() else { return }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        while ContinuousClock.now < deadline,
+              (try? context.status(ofReaders: [VirtualReader.name]).first?.isCardPresent) == true {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    private func waitForOurCard(aaguid: [UInt8]) throws {
+        let context = try PCSCContext()
+        guard try context.waitForCardPresent(reader: VirtualReader.name, timeout: .seconds(10)) else {
+            throw ServedCardError("the card never appeared in \(VirtualReader.name)")
+        }
+        // pcscd may still be powering the card up right after it appears.
+        var lastError: (any Error)?
+        for _ in 0..<50 {
+            do {
+                let card = try context.connect(reader: VirtualReader.name)
+                defer { try? card.disconnect() }
+                let exchange = ISO7816Exchange(card)
+                _ = try exchange.transmitFollowingResponseChain(PCSCCardTests.select)
+                let info = try exchange.transmitFollowingResponseChain(PCSCCardTests.getInfo)
+                guard PCSCCardTests.aaguid(inGetInfo: info) == aaguid else {
+                    throw ServedCardError("the card in \(VirtualReader.name) is not the one this test started (AAGUID differs): "
+                        + "another card process holds vpcd slot \(VirtualReader.slot); stop it")
+                }
+                return
+            } catch let error as ServedCardError {
+                throw error
+            } catch {
+                lastError = error
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        throw ServedCardError("cannot talk to the card in \(VirtualReader.name): \(lastError.map { "\($0)" } ?? "?")")
+    }
+}
+
+struct ServedCardError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
