@@ -32,8 +32,10 @@ public final class ArculusBackendClient: Sendable {
     /// The cookies phase 1 handed over, if any.
     public var cookies: String? { sessionCookies.withLock { $0 } }
 
-    /// Phase 1 of a registration: the backend asks its FIDO2 server for options.
+    /// Phase 1 of a registration: the backend asks its FIDO2 server for options. Forgets the
+    /// cookies of an earlier flow and keeps the ones this answer carries.
     public func registerBegin(username: String, displayName: String, rpId: String) async throws(ArculusFidoError) -> JSONValue {
+        clearSessionCookies()
         let answer = try await post(registerPath, [
             "operation": .string("register"), "username": .string(username),
             "displayName": .string(displayName), "rpId": .string(rpId),
@@ -53,6 +55,7 @@ public final class ArculusBackendClient: Sendable {
 
     /// Phase 1 of an authentication.
     public func authenticateBegin(username: String, rpId: String) async throws(ArculusFidoError) -> JSONValue {
+        clearSessionCookies()
         let answer = try await post(authenticatePath, [
             "operation": .string("authenticate"), "username": .string(username), "rpId": .string(rpId),
         ], what: "authentication begin at the backend")

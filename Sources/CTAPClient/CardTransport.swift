@@ -23,21 +23,3 @@ extension CardTransport {
         throw .unsupported("this transport cannot take the card off the reader and back")
     }
 }
-
-/// Why a ``CardTransport`` could not exchange an APDU.
-public enum CardTransportError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The card left the field (or was never there): nothing can reach it until it is tapped again.
-    case cardRemoved(String)
-    /// The exchange failed for another reason: reader, driver or resource manager error.
-    case failed(String)
-    /// The transport cannot do what was asked.
-    case unsupported(String)
-
-    public var description: String {
-        switch self {
-        case .cardRemoved(let reason): "the card left the reader: \(reason)"
-        case .failed(let reason): "the APDU exchange failed: \(reason)"
-        case .unsupported(let reason): reason
-        }
-    }
-}

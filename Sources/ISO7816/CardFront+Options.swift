@@ -4,7 +4,10 @@ extension CardFront {
         /// When true, an NFCCTAP_MSG with P1 `80` (client supports NFCCTAP_GETRESPONSE) is
         /// first answered `9100` ("still processing") and the result is fetched with
         /// NFCCTAP_GETRESPONSE, so the client's polling and cancel paths run. With P1 `00`
-        /// the message is always answered directly.
+        /// the message is always answered directly. Every `9100` answer, the first one too,
+        /// carries the keepalive status `01` (PROCESSING): python-fido2 reads a status byte
+        /// from each `9100` and fails on an empty one. The request is processed only when the
+        /// result is polled, so a cancel (NFCCTAP_GETRESPONSE P1 `11`) leaves the card untouched.
         public var busyFirst: Bool
         /// With ``busyFirst``: how many NFCCTAP_GETRESPONSE polls are answered `9100` before
         /// the one that carries the result.

@@ -18,29 +18,6 @@ enum FieldRule: Equatable {
     case authenticatorData
 }
 
-/// A difference found by ``CBORComparison``: where, and both sides.
-public struct FieldDifference: Equatable, Sendable, CustomStringConvertible {
-    /// The first differing field.
-    public var path: FieldPath
-    /// What the transcript has there (diagnostic notation, long byte strings abbreviated).
-    public var expected: String
-    /// What came instead.
-    public var actual: String
-    /// Why they count as different (e.g. "different value", "missing", "different type").
-    public var reason: String
-
-    public init(path: FieldPath, expected: String, actual: String, reason: String) {
-        self.path = path
-        self.expected = expected
-        self.actual = actual
-        self.reason = reason
-    }
-
-    public var description: String {
-        "\(path): \(reason): expected \(expected), got \(actual)"
-    }
-}
-
 /// Walks two CBOR values side by side and returns the first field that differs under the
 /// rules a caller gives per path. Map keys are visited in the expected map's order (the wire
 /// order, canonical for CTAP), then keys only the actual map has.
@@ -154,28 +131,6 @@ struct CBORComparison {
         case .bool: "boolean"
         case .null: "null"
         case .undefined: "undefined"
-        }
-    }
-}
-
-/// Diagnostic notation for reports: byte strings longer than a limit show their first bytes
-/// and their length, so a report with a certificate in it stays readable.
-public enum CBORRendering {
-    /// Byte strings longer than this are abbreviated.
-    public static let maximumBytes = 48
-
-    /// `value` in diagnostic notation, long byte strings abbreviated.
-    public static func render(_ value: CBORValue, maximumBytes: Int = maximumBytes) -> String {
-        switch value {
-        case .bytes(let bytes) where bytes.count > maximumBytes:
-            return "h'\(Array(bytes.prefix(16)).hexString)…' /\(bytes.count) bytes/"
-        case .array(let items):
-            return "[" + items.map { render($0, maximumBytes: maximumBytes) }.joined(separator: ", ") + "]"
-        case .map(let map):
-            return "{" + map.map { "\(render($0.key, maximumBytes: maximumBytes)): \(render($0.value, maximumBytes: maximumBytes))" }
-                .joined(separator: ", ") + "}"
-        default:
-            return value.diagnosticNotation
         }
     }
 }

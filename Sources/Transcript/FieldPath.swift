@@ -16,8 +16,10 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible {
 
     /// `request`, `response`, `status`, `sw`, …
     public var root: String
+    /// The steps from the root.
     public var segments: [Segment]
 
+    /// A path from `root` through `segments`.
     public init(_ root: String, _ segments: [Segment] = []) {
         self.root = root
         self.segments = segments
@@ -45,6 +47,7 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The path as reports print it.
     public var description: String {
         var text = root
         for segment in segments {

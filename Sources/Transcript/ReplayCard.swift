@@ -76,17 +76,12 @@ public final class ReplayCard: TranscriptCard {
         if let folder { try? FileManager.default.removeItem(atPath: folder) }
     }
 
+    /// Powers the emulated card on.
     public func powerOn() { card.powerOn() }
+    /// Powers the emulated card off.
     public func powerOff() { card.powerOff() }
+    /// Sends one APDU to the emulated card.
     public func transmit(_ apdu: [UInt8]) -> [UInt8] { card.transmit(apdu) }
+    /// The key of one of the card's discoverable credentials.
     public func credentialPublicKey(id: [UInt8]) -> P256PublicKey? { card.credentialPublicKey(id: id) }
-}
-
-/// A replay that cannot start: the card the transcript describes cannot be made.
-public struct ReplaySetupError: Error, Equatable, CustomStringConvertible {
-    public let description: String
-
-    public init(_ description: String) {
-        self.description = description
-    }
 }

@@ -19,6 +19,7 @@ public struct ReplayMismatch: Error, Equatable, Sendable, CustomStringConvertibl
         case needsSeededTranscript
     }
 
+    /// A mismatch, or an exchange only a seeded transcript can replay.
     public var kind: Kind
     /// The transcript line of the first APDU that differed (or of the message).
     public var line: Int
@@ -39,6 +40,7 @@ public struct ReplayMismatch: Error, Equatable, Sendable, CustomStringConvertibl
     /// For ``Kind/needsSeededTranscript``: what in the request needs the card's key.
     public var explanation: String?
 
+    /// The whole report.
     public var description: String {
         let at = line == messageLine ? "transcript line \(line)" : "transcript line \(line) (message from line \(messageLine))"
         switch kind {
@@ -49,10 +51,10 @@ public struct ReplayMismatch: Error, Equatable, Sendable, CustomStringConvertibl
               A structural replay cannot answer it the way the recorded card did: the host encrypted and
               authenticated it for the recorded card's key-agreement key, which only a card with the
               recording's seed has. Record with a seeded card (@seed) to replay it byte for byte.
-              (\(exchangesMatched) exchanges matched before it)
+              (\(Self.exchanges(exchangesMatched)) matched before it)
             """
         case .mismatch:
-            var lines = ["replay mismatch at \(at): \(command) (\(mode) replay, \(exchangesMatched) exchanges matched before it)"]
+            var lines = ["replay mismatch at \(at): \(command) (\(mode) replay, \(Self.exchanges(exchangesMatched)) matched before it)"]
             if let difference {
                 lines.append("  first difference: \(difference)")
             }
@@ -60,5 +62,9 @@ public struct ReplayMismatch: Error, Equatable, Sendable, CustomStringConvertibl
             lines.append("  actual:   \(actual)")
             return lines.joined(separator: "\n")
         }
+    }
+
+    private static func exchanges(_ count: Int) -> String {
+        count == 1 ? "1 exchange" : "\(count) exchanges"
     }
 }

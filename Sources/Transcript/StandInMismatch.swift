@@ -15,6 +15,7 @@ public struct StandInMismatch: Equatable, Sendable, CustomStringConvertible {
     /// What the stand-in answered instead.
     public var answer: String
 
+    /// A mismatch report.
     public init(expectedLine: Int?, expected: String?, received: String, difference: FieldDifference?,
                 receivedRequest: String, answer: String) {
         self.expectedLine = expectedLine
@@ -25,6 +26,7 @@ public struct StandInMismatch: Equatable, Sendable, CustomStringConvertible {
         self.answer = answer
     }
 
+    /// The report: what was expected, what came, the first difference, the request.
     public var description: String {
         var lines: [String] = []
         if let expected, let expectedLine {

@@ -8,7 +8,8 @@ extension Transcript {
         var pendingCommand: (bytes: [UInt8], note: String?, line: Int)?
         var seenEntry = false
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" too: in a Swift String it is one Character, which "\n" never equals.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             let trimmed = line.drop { $0 == " " || $0 == "\t" }

@@ -69,16 +69,3 @@ public final class TranscriptFileWriter {
         String(cString: strerror(errno))
     }
 }
-
-/// A transcript file that cannot be written or read, naming the file.
-public struct TranscriptFileError: Error, Equatable, CustomStringConvertible {
-    public let path: String
-    public let reason: String
-
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String { "transcript \(path): \(reason)" }
-}

@@ -39,7 +39,7 @@ extension TranscriptMessage {
             }
             return [head + framingText, answer]
         case .u2f(_, _, _, let data):
-            return ["\(prefix)\(name) \(bytes(data))\(framingText)", "\(indent)→ \(word)" + (response.isEmpty ? "" : " " + bytes(response))]
+            return ["\(prefix)\(name)\(data.isEmpty ? "" : " " + bytes(data))\(framingText)", "\(indent)→ \(word)" + (response.isEmpty ? "" : " " + bytes(response))]
         case .apdu(let command):
             return ["\(prefix)\(name) \(command.hexString.uppercased())\(framingText)", "\(indent)→ \(word)" + (response.isEmpty ? "" : " " + bytes(response))]
         }

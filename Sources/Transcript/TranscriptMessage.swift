@@ -42,14 +42,18 @@ public struct TranscriptMessage: Equatable, Sendable {
 
     /// One command APDU and its response, as in the transcript.
     public struct APDUExchange: Equatable, Sendable {
+        /// The command APDU.
         public var command: [UInt8]
+        /// The response APDU (data + SW1 SW2).
         public var response: [UInt8]
+        /// One exchange.
         public init(command: [UInt8], response: [UInt8]) {
             self.command = command
             self.response = response
         }
     }
 
+    /// A message; ``TranscriptMessages`` makes them from transcripts.
     public init(kind: Kind, response: [UInt8], statusWord: StatusWord?, exchanges: [APDUExchange],
                 entries: Range<Int>, line: Int, isComplete: Bool = true, busyPolls: Int = 0) {
         self.kind = kind

@@ -112,8 +112,9 @@ public final class TranscriptReplay {
         return result
     }
 
-    /// What an event does to the card.
-    static func apply(_ event: CardEvent, to card: any TranscriptCard) {
+    /// What an event does to a card: `power-on` and `tapped` power it on, `power-off` and
+    /// `removed` off, `reset` off then on.
+    public static func apply(_ event: CardEvent, to card: any TranscriptCard) {
         switch event {
         case .powerOn, .tapped:
             card.powerOn()

@@ -13,15 +13,19 @@ struct BenchOptions {
     var seconds = 0.3
     var pcscSeconds = 0.5
     var slot = 1
+    /// vpcd's TCP port for the slot when it is not 35963 + slot (a differently configured vpcd).
+    var vpcdPort: Int?
     var serveBinary: String?
     var directory = ".build/bench"
     var skipPCSC = false
     /// Only the in-process operations whose name contains this (no replay, no pcscd): for profiling.
     var only: String?
+    /// Only cards with this storage (profiling).
+    var storage: String?
 
     static let usage = """
         USAGE: arculus-bench [--quick] [--markdown] [--markdown-file FILE] [--rounds N] [--seconds S]
-                             [--pcsc-seconds S] [--slot N] [--serve PATH] [--dir DIR] [--no-pcsc]
+                             [--pcsc-seconds S] [--slot N] [--vpcd-port PORT] [--serve PATH] [--dir DIR] [--no-pcsc]
                              [--only TEXT]
                arculus-bench --responder PORT [--atr HEX] [--answer COMMANDHEX=RESPONSEHEX]...
 
@@ -39,12 +43,14 @@ struct BenchOptions {
           --seconds S          Wall time of one in-process round (default 0.3).
           --pcsc-seconds S     Wall time of one pcscd round-trip round (default 0.5).
           --slot N             vpcd slot for the pcscd rows (default 1: 'Virtual PCD 00 01', port 35964).
+          --vpcd-port PORT     vpcd's port for that slot when it is not 35963 + N (own reader.conf).
           --serve PATH         The arculus-card binary (default: next to this one).
           --dir DIR            Where card images and logs go (default .build/bench); must be a real
                                disk for the durability rows to mean anything.
           --no-pcsc            Skip the rows through pcscd.
           --only TEXT          Only the in-process operations whose name contains TEXT (no replay, no
                                pcscd), e.g. to profile one: perf record -g arculus-bench --only getInfo
+          --storage memory|file Only the cards with that storage (with --only, for profiling).
           --responder PORT     Run only the minimal vpcd responder (used by the benchmark itself).
         """
 
@@ -76,10 +82,17 @@ struct BenchOptions {
             case "--slot":
                 guard let number = Int(try value(argument)), (0...15).contains(number) else { throw BenchError("--slot wants 0...15") }
                 slot = number
+            case "--vpcd-port":
+                guard let number = Int(try value(argument)), (1...65535).contains(number) else { throw BenchError("--vpcd-port wants a port") }
+                vpcdPort = number
             case "--serve": serveBinary = try value(argument)
             case "--dir": directory = try value(argument)
             case "--no-pcsc": skipPCSC = true
             case "--only": only = try value(argument)
+            case "--storage":
+                let name = try value(argument)
+                guard name == "memory" || name == "file" else { throw BenchError("--storage wants memory or file") }
+                storage = name
             default: throw BenchError("unknown option '\(argument)'\n\n\(Self.usage)")
             }
             index += 1

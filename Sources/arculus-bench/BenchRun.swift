@@ -36,7 +36,7 @@ struct BenchRun {
 
         progress("building the cards (near-empty and \(Format.grouped(BenchCard.fullCredentialCount)) credentials, memory and image file)…")
         var cards: [BenchCard] = []
-        for storage in BenchCard.Storage.allCases {
+        for storage in BenchCard.Storage.allCases where options.storage.map({ $0 == "file" ? storage == .file : storage == .memory }) ?? true {
             for size in BenchCard.Size.allCases {
                 let start = monotonicNanoseconds()
                 cards.append(try BenchCard(size: size, storage: storage, directory: directory))
@@ -53,11 +53,15 @@ struct BenchRun {
 
         if options.only == nil {
             progress("CardCrypto primitives…")
+            var primitiveRows: [[String]] = []
             for (name, rates) in try PrimitivesSuite(plan: plan).run() {
+                primitiveRows.append([name, Format.rates(rates)])
                 report.rows.append(ReportRow(section: "CardCrypto primitives (OpenSSL through CardCrypto; context, no targets)",
                                              operation: name, card: "", storage: "", value: Format.rates(rates),
                                              bound: "", boundValue: "", ratio: "", target: "", verdict: nil))
             }
+            report.readmeExtras.append((title: "CardCrypto primitives (context for the bounds):",
+                                        header: ["operation", "ops/s (median [min–max])"], rows: primitiveRows))
         }
 
         progress("in-process rows (\(plan.rounds) rounds × \(plan.seconds) s, round-robin with their bounds):")
@@ -74,10 +78,16 @@ struct BenchRun {
         progress("transcript replay…")
         let replay = try ReplaySuite(plan: plan).run()
         report.rows.append(ReportRow(
-            section: "Transcript replay", operation: "replay \(replay.apduCount) recorded APDUs through VirtualCard.transmit, compare each response",
-            card: "seeded", storage: "memory", value: Format.rates(replay.apdusPerSecond, unit: " APDUs/s"),
-            bound: "—", boundValue: "", ratio: "", target: "", verdict: nil))
-        report.notes.append("replay: Sources/Transcript has no replay engine yet; the row records a \(replay.apduCount)-APDU session of a seeded card (SELECT, getInfo, PIN, 3 discoverable + 4 non-discoverable registrations, 28 + 3 assertions, U2F) as a Transcript, writes and re-parses its text, and feeds the commands through VirtualCard.transmit of a fresh seeded card, comparing every response; seeded cards sign with RFC 6979 nonces computed with BIGNUMs, slower than OpenSSL's own ECDSA")
+            section: "Transcript replay (APDUs/s)", operation: "TranscriptReplay, byte-exact, \(replay.apduCount)-APDU seeded session",
+            card: "seeded", storage: "memory", value: Format.rates(replay.engine, unit: " APDUs/s"),
+            bound: "same APDUs straight through VirtualCard.transmit", boundValue: Format.rates(replay.direct, unit: " APDUs/s"),
+            ratio: Format.ratio(replay.engine.pairwise(replay.direct, /)), target: "", verdict: nil))
+        report.readmeRows.append([
+            "transcript replay (TranscriptReplay, byte-exact, \(replay.apduCount) APDUs)", "memory",
+            Format.rates(replay.engine, unit: " APDUs/s"), "same APDUs through VirtualCard.transmit alone",
+            Format.rates(replay.direct, unit: " APDUs/s"), Format.ratio(replay.engine.pairwise(replay.direct, /)), "", "", "", "", "", "",
+        ])
+        report.notes.append("replay: the benchmark records a \(replay.apduCount)-APDU session of a seeded card (SELECT, getInfo, PIN set + tokens, 3 discoverable + 4 non-discoverable registrations, 28 + 3 assertions with getNextAssertion, U2F register + 4 authenticates; GET RESPONSE chains) as a Transcript, writes and re-parses its text, and replays it with Sources/Transcript's TranscriptReplay (a new card from the headers per replay, every response compared byte for byte); the bound feeds the same commands straight to a fresh seeded card. Seeded cards sign with RFC 6979 nonces computed with OpenSSL BIGNUMs, slower than OpenSSL's own ECDSA (see the primitives)")
 
         if options.skipPCSC {
             report.notes.append("pcscd rows skipped (--no-pcsc)")
@@ -86,7 +96,7 @@ struct BenchRun {
             let serve = options.serveBinary
                 ?? (ChildProcess.currentExecutable as NSString).deletingLastPathComponent + "/arculus-card"
             let pcscPlan = RoundPlan(rounds: options.rounds, seconds: options.pcscSeconds, minimumOperations: 3)
-            let suite = PCSCSuite(slot: options.slot, plan: pcscPlan, serveBinary: serve,
+            let suite = PCSCSuite(slot: options.slot, portOverride: options.vpcdPort, plan: pcscPlan, serveBinary: serve,
                                   logPath: directory + "/pcsc-processes.log", progress: progress)
             switch suite.run() {
             case .success(let results):
@@ -98,6 +108,7 @@ struct BenchRun {
                     report.rows.append(ReportRow(section: "Through pcscd + vpcd", operation: name, card: "", storage: "",
                                                  value: "skipped", bound: "", boundValue: "", ratio: "", target: "",
                                                  verdict: .skipped))
+                    report.readmeRows.append([name, "pcscd + vpcd", "skipped (see notes)", "", "", "", "", "SKIP", "", "", "", ""])
                 }
             }
         }
@@ -155,6 +166,31 @@ struct BenchRun {
             }
         }
 
+        for result in results {
+            for storage in BenchCard.Storage.allCases {
+                guard let empty = result.rates(.nearEmpty, storage) else { continue }
+                var cells = [result.spec.name, storage.rawValue, Format.rates(empty), "—", "", "", "", ""]
+                if let bound = result.bound(for: storage) {
+                    let ratios = empty.pairwise(bound, /)
+                    cells[3] = Self.boundName(result.spec, storage: storage)
+                    cells[4] = Format.rates(bound)
+                    cells[5] = Format.ratio(ratios)
+                    if let target = result.spec.boundTarget {
+                        cells[6] = String(format: "≥ %.2f", target)
+                        cells[7] = (ratios.median >= target ? Verdict.pass : .miss).rawValue
+                    }
+                }
+                if let full = result.rates(.full, storage) {
+                    let growth = empty.pairwise(full, /)
+                    cells += [Format.rates(full), Format.ratio(growth), String(format: "≤ %.1f", Self.cardGrowthLimit),
+                              (growth.median <= Self.cardGrowthLimit ? Verdict.pass : .miss).rawValue]
+                } else {
+                    cells += ["", "", "", ""]
+                }
+                report.readmeRows.append(cells)
+            }
+        }
+
         var described: Set<String> = []
         for result in results {
             guard let text = result.spec.boundDescription, !described.contains(text) else { continue }
@@ -198,6 +234,12 @@ struct BenchRun {
                 boundValue: Format.durations(responderSamples), ratio: Format.ratio(ratios),
                 target: String(format: "≤ %.1f × time", Self.pcscLimit),
                 verdict: ratios.median <= Self.pcscLimit ? .pass : .miss))
+            report.readmeRows.append([
+                "\(name), \(bytes)-byte answer", "pcscd + vpcd (µs per round trip)", Format.durations(cardSamples),
+                "minimal responder, same answer", Format.durations(responderSamples), Format.ratio(ratios),
+                String(format: "≤ %.1f (time)", Self.pcscLimit), (ratios.median <= Self.pcscLimit ? Verdict.pass : .miss).rawValue,
+                "", "", "", "",
+            ])
         }
         let serve = Samples(results.serveStart), responder = Samples(results.responderStart)
         report.rows.append(ReportRow(
@@ -206,6 +248,12 @@ struct BenchRun {
             boundValue: Format.durations(responder, milliseconds: true), ratio: Format.ratio(serve.pairwise(responder, /)),
             target: String(format: "< %.0f ms", Self.serveStartLimit * 1000),
             verdict: serve.median < Self.serveStartLimit ? .pass : .miss))
+        report.readmeRows.append([
+            "arculus-card serve: start → card present", "pcscd + vpcd", Format.durations(serve, milliseconds: true),
+            "minimal responder: start → present", Format.durations(responder, milliseconds: true),
+            Format.ratio(serve.pairwise(responder, /)), String(format: "< %.0f ms", Self.serveStartLimit * 1000),
+            (serve.median < Self.serveStartLimit ? Verdict.pass : .miss).rawValue, "", "", "", "",
+        ])
         report.notes.append("pcscd rows: one round of each row per turn, serve and responder taking turns on the same slot (\(results.serveStart.count) turns each); the responder (arculus-bench --responder) answers with the card's own answers, byte for byte, so only the card's work differs; pcscd notices a new card on its presence poll (vpcd get-ATR, about every 0.4 s), which bounds start → present from below")
     }
 

@@ -13,13 +13,15 @@ import PCSC
 /// card-present as pcscd reports it.
 struct PCSCSuite {
     let slot: Int
+    /// vpcd's port for the slot, when it is not 35963 + slot.
+    var portOverride: Int? = nil
     let plan: RoundPlan
     let serveBinary: String
     let logPath: String
     let progress: (String) -> Void
 
     var reader: String { "Virtual PCD 00 " + (slot < 16 ? "0" : "") + String(slot, radix: 16, uppercase: true) }
-    var port: Int { 35963 + slot }
+    var port: Int { portOverride ?? 35963 + slot }
 
     struct Results {
         /// Seconds per round trip, per round.
@@ -77,7 +79,8 @@ struct PCSCSuite {
     private func visitCard(_ context: PCSCContext, _ results: inout Results, answers: inout [[UInt8]: [UInt8]],
                            getAssertionAPDU: inout [UInt8]) throws {
         let start = monotonicNanoseconds()
-        let serve = try ChildProcess(path: serveBinary, arguments: ["serve", "--slot", String(slot)], logPath: logPath)
+        let endpoint = portOverride.map { ["--vpcd", "127.0.0.1:\($0)"] } ?? ["--slot", String(slot)]
+        let serve = try ChildProcess(path: serveBinary, arguments: ["serve"] + endpoint, logPath: logPath)
         defer { serve.stop() }
         try waitPresent(context, process: serve)
         results.serveStart.append(Double(monotonicNanoseconds() - start) / 1e9)

@@ -2,28 +2,42 @@ import ArculusCard
 import CardCrypto
 import Transcript
 
-/// Transcript replay speed. `Sources/Transcript` has no replay engine yet, so this records a
-/// session of a deterministic (seeded) card as a `Transcript`, writes it as text and parses it
-/// back, then feeds its command APDUs through `VirtualCard.transmit` of a fresh card with the
-/// same seed and compares every response byte for byte — the work a replay engine does.
+/// Transcript replay speed: a session of a deterministic (seeded) card is recorded as a
+/// `Transcript`, written as text and parsed back, then replayed byte-exact by the replay engine
+/// (`TranscriptReplay`, which makes the card its headers describe and compares every response),
+/// and, as the floor, its commands fed straight through `VirtualCard.transmit` of a fresh card
+/// with the same seed, comparing each response, without the engine.
 struct ReplaySuite {
     let plan: RoundPlan
 
     static let seed: [UInt8] = Array(0..<32)
 
     struct Results {
-        var apdusPerSecond: Samples
+        var engine: Samples
+        var direct: Samples
         var apduCount: Int
-        var transcriptLines: Int
     }
 
     func run() throws -> Results {
         let transcript = try Transcript.parse(try Self.record().text)
         let exchanges = transcript.exchanges
+        let check = try TranscriptReplay(transcript: transcript).run()
+        if let mismatch = check.mismatch { throw BenchError("the replay engine rejects the benchmark's own recording: \(mismatch)") }
+        guard check.exchangesReplayed == exchanges.count else {
+            throw BenchError("the replay engine replayed \(check.exchangesReplayed) of \(exchanges.count) APDUs")
+        }
+        // Engine: one step replays the whole transcript (making its card included); the rate
+        // is per APDU, so the step's time is spread over them.
+        let engine = Workload(name: "TranscriptReplay") {
+            var result: ReplayResult?
+            let elapsed = try timed { result = try TranscriptReplay(transcript: transcript).run() }
+            guard let result, result.mismatch == nil else { throw BenchError("replay mismatch: \(String(describing: result?.mismatch))") }
+            return elapsed / UInt64(max(1, result.exchangesReplayed))
+        }
+        // Floor: one step is one APDU; each session starts on a fresh seeded card (untimed).
         var sessionIndex = 0
-        // One step replays one APDU; each session starts on a fresh seeded card (untimed).
         var card = try Self.freshCard()
-        let workload = Workload(name: "replay") {
+        let direct = Workload(name: "transmit") {
             if sessionIndex == exchanges.count {
                 card = try Self.freshCard()
                 sessionIndex = 0
@@ -37,20 +51,23 @@ struct ReplaySuite {
             }
             return elapsed
         }
-        let rates = try plan.interleaved([workload])[0]
-        return Results(apdusPerSecond: rates, apduCount: exchanges.count,
-                       transcriptLines: transcript.text.split(separator: "\n").count)
+        let rates = try plan.interleaved([engine, direct])
+        return Results(engine: rates[0], direct: rates[1], apduCount: exchanges.count)
     }
 
+    /// A seeded card as the transcript's `! power-on` leaves it.
     static func freshCard() throws -> VirtualCard {
-        try VirtualCard(profile: .default, entropy: .seeded(seed))
+        let card = try VirtualCard(profile: .default, entropy: .seeded(seed))
+        card.powerOn()
+        return card
     }
 
     /// A python-fido2-like session on a seeded card, APDU by APDU: SELECT, getInfo, PIN set
     /// and token, discoverable and non-discoverable registrations, assertions with and
     /// without allow list (getNextAssertion), U2F register/authenticate, GET RESPONSE chains.
     static func record() throws -> Transcript {
-        let card = try freshCard()
+        let card = try VirtualCard(profile: .default, entropy: .seeded(seed))
+        card.powerOn()
         var transcript = Transcript(headers: [
             .init("format", "1"), .init("profile", CardProfile.default.name), .init("seed", seed.hexString.uppercased()),
             .init("image", "blank"), .init("source", "arculus-bench"),

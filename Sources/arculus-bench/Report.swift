@@ -59,22 +59,42 @@ struct Report {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One markdown table for the README, with date and machine above it.
+    /// The README's table: one row per operation and storage, with its bound and the
+    /// 10k-credential card side by side (see `BenchRun.readmeRows`).
+    var readmeRows: [[String]] = []
+    static let readmeHeader = ["operation", "storage", "near-empty card (median [min–max])", "bound", "bound value", "ratio",
+                               "target", "", "10k-credential card", "10k ÷ near-empty (time)", "target", ""]
+    /// Small extra tables (title, header, rows) after the main one.
+    var readmeExtras: [(title: String, header: [String], rows: [[String]])] = []
+
+    /// The markdown for the README: date and machine, the results table, notes.
     var markdown: String {
         var lines = environment.map { "> " + $0 }
         lines.append("")
-        lines.append("| section | operation | card | storage | measured (median [min–max]) | bound | bound value | ratio | target | result |")
-        lines.append("| --- | --- | --- | --- | ---: | --- | ---: | ---: | --- | --- |")
-        for row in rows {
-            let cells = [row.section, row.operation, row.card, row.storage, row.value, row.bound, row.boundValue, row.ratio,
-                         row.target, row.verdict?.rawValue ?? ""]
-            lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+        lines += Self.table(Self.readmeHeader, readmeRows)
+        for extra in readmeExtras {
+            lines.append("")
+            lines.append(extra.title)
+            lines.append("")
+            lines += Self.table(extra.header, extra.rows)
         }
+        let verdicts = rows.compactMap(\.verdict)
+        lines.append("")
+        lines.append("Targets: \(verdicts.filter { $0 == .pass }.count) PASS, \(verdicts.filter { $0 == .miss }.count) MISS"
+                     + (verdicts.contains(.skipped) ? ", \(verdicts.filter { $0 == .skipped }.count) SKIP" : "")
+                     + " (every row of the detailed text report, `./bench.sh`, counted).")
         if !notes.isEmpty {
             lines.append("")
-            lines.append(contentsOf: notes.map { $0.hasPrefix("  ") ? $0 : "- " + $0 })
+            lines.append(contentsOf: notes.map { "- " + $0 })
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func table(_ header: [String], _ rows: [[String]]) -> [String] {
+        func line(_ cells: [String]) -> String {
+            "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |"
+        }
+        return [line(header), line(header.map { _ in "---" })] + rows.map(line)
     }
 
     private static func cells(_ row: ReportRow) -> [String] {

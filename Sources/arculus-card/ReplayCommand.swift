@@ -59,7 +59,7 @@ enum ReplayCommand: Subcommand {
                                       profile: options.value("--profile"), cardImage: options.value("--card-image"))
         if options.flag("--verbose") {
             replay.onMatch = { message in
-                Console.output((message.describe().first ?? message.name) + "  ok")
+                Console.output("line \(message.line)".padding(10) + message.name + "  ok")
             }
         }
         let result = try replay.run()

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ArculusCard
 import Synchronization
+import Transcript
 import VirtualReader
 
 /// `arculus-card serve`: puts the card on a PC/SC virtual reader (vsmartcard's vpcd driver
@@ -17,6 +18,7 @@ enum ServeCommand: Subcommand {
         """
         USAGE: arculus-card serve [--card FILE] [--profile NAME|FILE] [--vpcd HOST:PORT] [--slot N]
                                   [--busy-first] [--tap-delay SECONDS] [--pid-file FILE] [--verbose]
+                                  [--seed HEX] [--record FILE] | --stand-in FILE
 
         Connects the emulated card to the vpcd driver of pcscd (Debian package vsmartcard-vpcd),
         so that it appears in the reader 'Virtual PCD 00 00' (slot 0) or 'Virtual PCD 00 01'
@@ -47,6 +49,16 @@ enum ServeCommand: Subcommand {
           --pid-file FILE      Write the process id to FILE (removed on exit).
           --verbose            Trace every APDU to stderr: hex, and for CTAP the command name and
                                CBOR in diagnostic notation (PIN/UV material abbreviated).
+          --seed HEX           A deterministic card: every random value (card secrets, keys,
+                               credential IDs, PIN tokens) and every ECDSA nonce (RFC 6979) derives
+                               from HEX, so the same seed, image and commands give the same bytes.
+                               For tests and transcripts only: the seed reveals every key.
+          --record FILE        Append every power event and APDU exchange to the transcript FILE
+                               as it happens (see 'arculus-card transcript --help'). An existing
+                               --card image is first copied to FILE.image for replay.
+          --stand-in FILE      No emulated card: the transcript FILE answers as the card, each
+                               expected request with its recorded response; requests that do not
+                               match are reported on stderr and answered 7F (CTAP) / 6F00.
           -h, --help           Show this help.
 
         SIGNALS:
@@ -71,7 +83,8 @@ enum ServeCommand: Subcommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let options = try CommandLineOptions(
             arguments,
-            valued: ["--card", "--profile", "--vpcd", "--slot", "--tap-delay", "--pid-file"],
+            valued: ["--card", "--profile", "--vpcd", "--slot", "--tap-delay", "--pid-file",
+                     "--seed", "--record", "--stand-in"],
             flags: ["--verbose", "--busy-first"])
         guard options.positionals.isEmpty else {
             throw UsageError("unexpected argument '\(options.positionals[0])'")
@@ -109,13 +122,59 @@ enum ServeCommand: Subcommand {
             profile = nil
         }
 
-        let frontOptions = CardFront.Options(busyFirst: options.flag("--busy-first"))
-        let card: VirtualCard
+        var entropy = CardEntropy.system
+        if let text = options.value("--seed") {
+            guard let seed = [UInt8](hex: text), !seed.isEmpty else {
+                throw UsageError("--seed wants hex bytes (e.g. 000102...), not '\(text)'")
+            }
+            entropy = .seeded(seed)
+        }
+        let recordPath = options.value("--record")
+        let standInPath = options.value("--stand-in")
+        if standInPath != nil,
+           recordPath != nil || options.value("--seed") != nil || options.value("--card") != nil || profile != nil {
+            throw UsageError("--stand-in answers from a transcript: it takes no --card, --profile, --seed or --record")
+        }
+
+        let readerCard: any ReaderCard
+        var standIn: TranscriptStandIn?
+        var recorder: TranscriptRecorder?
+        var cardName: String
         do {
-            if let path = options.value("--card") {
-                card = try VirtualCard(imageAt: path, profile: profile, frontOptions: frontOptions)
+            if let standInPath {
+                let transcriptCard = try TranscriptStandIn(fileAt: standInPath)
+                transcriptCard.onMismatch = { Console.error("\($0)") }
+                standIn = transcriptCard
+                readerCard = transcriptCard
+                cardName = "stand-in for \(standInPath)"
             } else {
-                card = try VirtualCard(profile: profile ?? .default, frontOptions: frontOptions)
+                var imageReference = "blank"
+                if let recordPath {
+                    // Snapshot the image before the card opens (and may change) it.
+                    imageReference = try TranscriptRecorder.imageReference(forImageAt: options.value("--card"),
+                                                                           recordingTo: recordPath)
+                }
+                let frontOptions = CardFront.Options(busyFirst: options.flag("--busy-first"))
+                let card: VirtualCard
+                if let path = options.value("--card") {
+                    card = try VirtualCard(imageAt: path, profile: profile, frontOptions: frontOptions, entropy: entropy)
+                } else {
+                    card = try VirtualCard(profile: profile ?? .default, frontOptions: frontOptions, entropy: entropy)
+                }
+                cardName = "\(card.profile.name) card" + (options.value("--card").map { " from \($0)" } ?? " (in memory)")
+                if let recordPath {
+                    let profileReference = options.value("--profile").map { name in
+                        CardProfile.builtInNames.contains(name) ? name : Transcript.relativePath(of: name, fromFolderOf: recordPath)
+                    }
+                    let transcriptRecorder = try TranscriptRecorder(
+                        card: card, profile: profileReference, image: imageReference,
+                        source: "arculus-card serve via vpcd (\(endpoint))", recordingTo: recordPath)
+                    recorder = transcriptRecorder
+                    readerCard = transcriptRecorder
+                    cardName += ", recording to \(recordPath)"
+                } else {
+                    readerCard = card
+                }
             }
         } catch {
             Console.error("arculus-card serve: cannot open the card: \(error)")
@@ -133,8 +192,9 @@ enum ServeCommand: Subcommand {
             if let pidFile { unlink(pidFile) }
         }
 
-        let bridge = VPCDBridge(card: card, endpoint: endpoint, trace: traceHook(endpoint: endpoint, verbose: options.flag("--verbose")))
-        Console.error("arculus-card serve: \(card.profile.name) card\(options.value("--card").map { " from \($0)" } ?? " (in memory)") for vpcd at \(endpoint)")
+        let bridge = VPCDBridge(card: readerCard, endpoint: endpoint,
+                                trace: traceHook(endpoint: endpoint, verbose: options.flag("--verbose")))
+        Console.error("arculus-card serve: \(cardName) for vpcd at \(endpoint)")
 
         // Signals are relayed to a thread, never handled in the signal handler: the relay only
         // asks the bridge to stop or re-tap, which the bridge does between two APDUs.
@@ -149,6 +209,8 @@ enum ServeCommand: Subcommand {
 
         bridge.run()
         withExtendedLifetime(relay) {}
+        if let standIn { Console.error(standIn.summary) }
+        if let error = recorder?.fileError { Console.error("arculus-card serve: recording stopped: \(error)") }
         return ExitStatus.success
     }
 

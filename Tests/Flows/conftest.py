@@ -74,20 +74,39 @@ def slot_lock(timeout: float = 600.0):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _card_in(reader: str) -> bool:
-    from smartcard.Exceptions import CardConnectionException, NoCardException
-    from smartcard.System import readers
+def _reader_state(reader: str) -> int:
+    """pcscd's event state word for `reader` (SCardGetStatusChange, no connection: connecting
+    while pcscd has not yet noticed a removal confuses its polling)."""
+    from smartcard import scard
 
-    for candidate in readers():
-        if str(candidate) == reader:
-            connection = candidate.createConnection()
-            try:
-                connection.connect()
-                connection.disconnect()
-                return True
-            except (NoCardException, CardConnectionException):
-                return False
-    return False
+    _, context = scard.SCardEstablishContext(scard.SCARD_SCOPE_USER)
+    try:
+        result, states = scard.SCardGetStatusChange(context, 0, [(reader, scard.SCARD_STATE_UNAWARE)])
+        return states[0][1] if result == scard.SCARD_S_SUCCESS and states else 0
+    finally:
+        scard.SCardReleaseContext(context)
+
+
+def _card_in(reader: str) -> bool:
+    from smartcard import scard
+
+    return bool(_reader_state(reader) & scard.SCARD_STATE_PRESENT)
+
+
+def _wait_state(reader: str, present: bool, timeout: float, what: str, changed_from: int | None = None):
+    """Until pcscd reports the reader with (or without) a card, its event counter moved from
+    `changed_from` when given."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = _reader_state(reader)
+        from smartcard import scard
+
+        seen = bool(state & scard.SCARD_STATE_PRESENT) if present else bool(state & scard.SCARD_STATE_EMPTY)
+        if seen and (changed_from is None or (state >> 16) != changed_from):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"pcscd never saw {what} in {reader}")
+        time.sleep(0.05)
 
 
 class FlowServedCard(interop.ServedCard):
@@ -132,11 +151,12 @@ class FlowServedCard(interop.ServedCard):
         self.process.send_signal(signal.SIGUSR1)
 
     def wait_absent(self, timeout: float = 10.0):
-        deadline = time.monotonic() + timeout
-        while _card_in(self.reader):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"pcscd still sees a card in {self.reader}")
-            time.sleep(0.05)
+        _wait_state(self.reader, present=False, timeout=timeout, what="the card go")
+
+    def wait_back(self, count: int, timeout: float = 15.0):
+        """Until the card is on the reader again (its `count`th time) and pcscd has seen it."""
+        self.wait_present(count, timeout)
+        _wait_state(self.reader, present=True, timeout=timeout, what="the card")
 
 
 class CardTarget:
@@ -239,7 +259,7 @@ def make_card(request, tmp_path):
             time.sleep(0.2)
         served = FlowServedCard(binary(), interop._slot(), image, tmp_path, tap_delay, profile)
         made.append(served)
-        served.wait_present(1)
+        served.wait_back(1)
         served.assert_ours()
         return CardTarget("pcsc", image, profile, served)
 
@@ -250,8 +270,9 @@ def make_card(request, tmp_path):
 
         gc.collect()
         for served in made:
+            counter = _reader_state(served.reader) >> 16
             status = served.stop()
-            interop._wait_reader_empty(served.reader)
+            _wait_state(served.reader, present=False, timeout=5, what="the card go", changed_from=counter)
             report = getattr(request.node, "report_call", None)
             if report is not None and report.failed:
                 print(f"--- arculus-card serve stderr ---\n{served.stderr()}")

@@ -40,7 +40,7 @@ declare -A DEPS=(
 # target → modules to link, and harness files.
 declare -A TARGET_MODULES=(
     [cbor]="CBOR"
-    [card]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
+    [card]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard Transcript"
     [ctap2]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
     [image]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
     [transcript]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard Transcript"
@@ -50,7 +50,7 @@ HARNESS="$ROOT/Tests/Fuzz/Harnesses"
 CARD_SUPPORT="$HARNESS/FuzzCards.swift $ROOT/Tests/RobustnessTests/Support/PlatformClient.swift"
 declare -A TARGET_FILES=(
     [cbor]="$HARNESS/FuzzSupport.swift $HARNESS/FuzzCBOR.swift"
-    [card]="$HARNESS/FuzzSupport.swift $CARD_SUPPORT $HARNESS/FuzzCard.swift"
+    [card]="$HARNESS/FuzzSupport.swift $CARD_SUPPORT $HARNESS/FuzzCard.swift $HARNESS/FuzzSeeds.swift"
     [ctap2]="$HARNESS/FuzzSupport.swift $CARD_SUPPORT $HARNESS/FuzzCTAP2.swift"
     [image]="$HARNESS/FuzzSupport.swift $HARNESS/FuzzImage.swift"
     [transcript]="$HARNESS/FuzzSupport.swift $HARNESS/FuzzTranscript.swift"

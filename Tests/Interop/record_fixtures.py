@@ -11,7 +11,9 @@ reader) against `arculus-card serve --seed SEED --record FILE` on vpcd slot $ARC
 (default 1), on a fresh card. The seed is fixed per scenario, so the card is deterministic and the
 transcript replays byte for byte (`arculus-card replay FILE`). After recording, the script sets
 the `@source` header, adds a comment saying how the file was made, and checks it with
-`arculus-card replay`.
+`arculus-card replay`. Re-recording changes `@date` and, in sessions with a PIN, the bytes
+python-fido2 draws at random (its key-agreement keys, IVs, pinUvAuthParams); the card's side is
+the same every time.
 
 The scenario functions are also what Tests/Interop/test_transcripts.py runs against
 `serve --stand-in FILE`: the host sends the same requests again, with fixed client data where

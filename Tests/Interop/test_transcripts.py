@@ -65,16 +65,18 @@ def test_stand_in_answers_a_stray_request_with_ctap1_err_other(serve_with_transc
     with fixtures.served(["--stand-in", str(fixture)], tmp_path) as card:
         device = card.device()
         try:
-            # getInfo is as recorded; getPINRetries is not what the transcript expects next.
+            # The device's and Ctap2's getInfo are as recorded; then Fido2Client's own getInfo
+            # is expected, and getPINRetries comes instead.
             with pytest.raises(CtapError) as raised:
                 ClientPin(Ctap2(device)).get_pin_retries()
             assert raised.value.code == CtapError.ERR.OTHER
         finally:
             device.close()
     stderr = card.stderr()
-    assert re.search(r"stand-in mismatch: expected authenticatorMakeCredential \(transcript line \d+\), "
+    assert re.search(r"stand-in mismatch: expected authenticatorGetInfo \(transcript line \d+\), "
                      r"got authenticatorClientPIN \(getPINRetries\); answered CTAP1_ERR_OTHER", stderr), stderr
-    assert "1 mismatch" in stderr, stderr
+    assert "first difference: request.command: different command" in stderr, stderr
+    assert re.search(r"stand-in: 2 of \d+ expected requests answered, 1 mismatch", stderr), stderr
 
 
 # --- Recording a live session ----------------------------------------------------------------

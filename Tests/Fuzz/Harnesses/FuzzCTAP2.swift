@@ -1,7 +1,4 @@
 import ArculusCard
-#if canImport(Glibc)
-import Glibc
-#endif
 
 // Target `ctap2`: the CTAP2 request parsers and command handlers, fed straight to
 // `Authenticator.process` (command byte + CBOR body), without the ISO 7816 front.
@@ -22,14 +19,12 @@ import Glibc
 // Properties: every response starts with a status byte CTAP 2.1 defines; a CTAP2_OK body is
 // one well-formed CBOR map; the card's memory keeps its invariants; same input, same responses.
 
-private let checkDeterminism = getenv("ARCULUS_FUZZ_DETERMINISM").map { String(cString: $0) != "0" } ?? true
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCTAP2TestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = fuzzBytes(data, size)
     guard let selector = input.first else { return 0 }
     let responses = runRequests(selector: selector, requests: input.dropFirst())
-    if checkDeterminism {
+    if shouldCheckDeterminism(input) {
         let again = runRequests(selector: selector, requests: input.dropFirst())
         fuzzCheck(again == responses, "the same requests gave different responses")
     }

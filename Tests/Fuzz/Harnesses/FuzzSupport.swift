@@ -48,3 +48,23 @@ struct LengthPrefixedPieces: Sequence, IteratorProtocol {
 func fuzzHex(_ bytes: some Sequence<UInt8>) -> String {
     bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether to run an input twice and compare the responses (the determinism property): for every
+/// input with ARCULUS_FUZZ_DETERMINISM=1, never with =0, and by default for one input in eight
+/// (chosen by a hash of the input, so a reproduced input is checked the same way).
+func shouldCheckDeterminism(_ input: [UInt8]) -> Bool {
+    switch determinismSetting {
+    case "1": return true
+    case "0": return false
+    default:
+        var hash: UInt32 = 2_166_136_261
+        for byte in input { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return hash % 8 == 0
+    }
+}
+
+private let determinismSetting = getenv("ARCULUS_FUZZ_DETERMINISM").map { String(cString: $0) } ?? ""

@@ -1,5 +1,6 @@
 import Foundation
 import PCSC
+import Synchronization
 import Testing
 
 /// Where the emulator runs for these tests: vpcd slot 1 (port 35964), reader "Virtual PCD 00 01",
@@ -53,8 +54,26 @@ final class ServedCard {
                              "--profile", profile]
         process.standardOutput = output
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        let present = DispatchSemaphore(value: 0)
+        let seen = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = String(decoding: handle.availableData, as: UTF8.self)
+            let complete = seen.withLock { text in
+                text += chunk
+                return text.contains("card present on")
+            }
+            if complete {
+                handle.readabilityHandler = nil
+                present.signal()
+            }
+        }
         try process.run()
         do {
+            // Until serve says the card is on the reader, it may not have its signal handlers
+            // yet; stopping it earlier could go unnoticed.
+            guard present.wait(timeout: .now() + 10) == .success else {
+                throw ServedCardError("arculus-card serve never put the card on vpcd slot \(VirtualReader.slot)")
+            }
             try waitForOurCard(aaguid: aaguid)
         } catch {
             stop()
@@ -72,7 +91,15 @@ final class ServedCard {
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        let exitDeadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while process.isRunning && ContinuousClock.now < exitDeadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        if process.isRunning {
+            Issue.record("arculus-card serve (pid \(process.processIdentifier)) ignored SIGTERM for 10 s; killed")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         guard let context = try? PCSCContext() else { return }
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))
         while ContinuousClock.now < deadline,
