@@ -19,8 +19,9 @@ import CardCrypto
 ///
 /// A kill at any instant leaves either the state before or after the change: an append cut
 /// short leaves an incomplete last record, which loading ignores (that change was never
-/// acknowledged) and the next write truncates; a rename is atomic. A complete record whose
-/// checksum fails is damage, reported with the file name, never silently dropped. A sibling
+/// acknowledged) and the next write truncates; so does a tail of garbage or zeros after the last
+/// good record (a file system may extend the file before the data lands). A bad record with a
+/// good record after it is damage, reported with the file name, never silently dropped. A sibling
 /// `.lock` file held with `flock` keeps a second process out. Files are created owner-only.
 public final class CardImageFile: CardStorage {
     /// The image path.
@@ -137,6 +138,9 @@ public final class CardImageFile: CardStorage {
         journalLength += record.count
         // In place: a copy of the state would copy every credential (O(n) per change).
         for mutation in mutations { state!.apply(mutation) }
+        // The change is durable from here on, so the command must answer as done even when the
+        // compaction fails (no room or no permission for the temporary file): reporting an error
+        // would tell the host "not done" about a change the card keeps. The next change retries.
         if journalLength > max(compactionThreshold, snapshotLength), let state {
             try save(state)
         }
@@ -193,8 +197,12 @@ public final class CardImageFile: CardStorage {
             guard end <= bytes.count else { break }  // an append cut short: never acknowledged
             let body = Array(bytes[offset..<offset + 5 + length])
             guard Array(SHA256.hash(body).prefix(digestLength)) == Array(bytes[(end - digestLength)..<end]) else {
-                if end == bytes.count, bytes[(offset + 5)..<end].allSatisfy({ $0 == 0 }) { break }
-                throw fail(.damaged("the record at byte \(offset) fails its checksum"))
+                // What a crashed append leaves (garbage or zeros to the end of the file) is a torn
+                // tail; a bad record with a good one after it is damage.
+                if hasValidRecord(in: bytes, after: offset) {
+                    throw fail(.damaged("the record at byte \(offset) fails its checksum"))
+                }
+                break
             }
             let payload = bytes[(offset + 5)..<(offset + 5 + length)]
             switch (RecordKind(rawValue: bytes[offset + 4]), state) {
@@ -228,6 +236,22 @@ public final class CardImageFile: CardStorage {
         }
         guard let state else { throw fail(.damaged("no complete snapshot record")) }
         return Decoded(state: state, validLength: offset, snapshotLength: snapshotLength)
+    }
+
+    /// Whether a complete record with a valid checksum starts anywhere after `offset`.
+    private static func hasValidRecord(in bytes: [UInt8], after offset: Int) -> Bool {
+        var start = offset + 1
+        while start + 5 + digestLength <= bytes.count {
+            let length = bytes[start..<start + 4].reduce(0) { $0 << 8 | Int($1) }
+            let end = start + 5 + length + digestLength
+            if end <= bytes.count, RecordKind(rawValue: bytes[start + 4]) != nil,
+               Array(SHA256.hash(Array(bytes[start..<start + 5 + length])).prefix(digestLength))
+                == Array(bytes[(end - digestLength)..<end]) {
+                return true
+            }
+            start += 1
+        }
+        return false
     }
 
     // MARK: - I/O
