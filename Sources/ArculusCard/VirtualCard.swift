@@ -21,6 +21,8 @@ public final class VirtualCard {
     public let front: CardFront
     /// The ATR the card presents on a reader.
     public let atr: [UInt8]
+    /// Test-double controls: injected faults, the fault log, timing, field presence.
+    public let control = CardControl()
     private let applet: AuthenticatorApplet
 
     /// A card over any storage; `profile` is used when the storage is blank. `entropy: .seeded(…)`
@@ -39,6 +41,7 @@ public final class VirtualCard {
         atr = try effective.atrBytes
         applet = AuthenticatorApplet(authenticator: authenticator)
         front = CardFront(applet: applet, options: frontOptions)
+        control.attach(front: front, authenticator: authenticator)
         front.powerOn()
     }
 
@@ -63,12 +66,14 @@ public final class VirtualCard {
 
     /// The card enters the field.
     public func powerOn() {
+        control.powerChanged()
         front.powerOn()
         authenticator.powerOn()
     }
 
     /// The card leaves the field: everything volatile is lost.
     public func powerOff() {
+        control.powerChanged()
         front.powerOff()
     }
 
@@ -80,9 +85,10 @@ public final class VirtualCard {
 
     // MARK: - Commands
 
-    /// One command APDU in, the response APDU (data + SW1 SW2) out.
+    /// One command APDU in, the response APDU (data + SW1 SW2) out; empty when the card left the
+    /// field instead of answering (see ``CardRemovedError``).
     public func transmit(_ apdu: [UInt8]) -> [UInt8] {
-        front.transmit(apdu)
+        control.transmit(apdu, through: front)
     }
 
     /// One raw CTAP2 request (command byte + CBOR) straight to the authenticator, bypassing the

@@ -16,6 +16,7 @@ public final class ArculusBackendClient: Sendable {
     private let sessionCookies = Mutex<String?>(nil)
     private let http: HTTPExchange
 
+    /// A client of the backend at `baseUrl` with the servlet paths of the samples.
     public init(baseUrl: String, registerPath: String = "/fido/register", authenticatePath: String = "/fido/authenticate",
                 timeout: Double = 30) {
         self.baseUrl = baseUrl.hasSuffix("/") ? String(baseUrl.dropLast()) : baseUrl

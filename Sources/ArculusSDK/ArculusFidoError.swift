@@ -18,6 +18,7 @@ public struct ArculusFidoError: Error, Equatable, Sendable, CustomStringConverti
     /// The HTTP status of a server answer, when a server refused something.
     public let httpStatus: Int?
 
+    /// An error with `code` and `message`, and what the card or server said.
     public init(_ code: ArculusFidoErrorCode, _ message: String, ctapStatus: CTAPStatusCode? = nil,
                 pinRetries: Int? = nil, httpStatus: Int? = nil) {
         self.code = code

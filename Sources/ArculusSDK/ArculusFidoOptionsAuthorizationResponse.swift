@@ -22,6 +22,7 @@ public final class ArculusFidoOptionsAuthorizationResponse: Sendable {
 
     private let fields = Mutex(Fields())
 
+    /// Empty options, to fill in as the samples do.
     public init() {}
 
     /// The server's challenge (base64url).

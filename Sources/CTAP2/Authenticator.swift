@@ -21,6 +21,8 @@ public final class Authenticator {
     public var clock: () -> Double = { Authenticator.monotonicSeconds() }
     /// Where the card's random values come from (see `CardEntropy`).
     public let entropy: CardEntropy
+    /// Test-double hooks (see `AuthenticatorFaultInjector`); nil on a card that injects no faults.
+    public var faultInjector: (any AuthenticatorFaultInjector)?
     /// Source of every random value the card draws.
     let randomBytes: (Int) -> [UInt8]
 
@@ -103,6 +105,11 @@ public final class Authenticator {
             volatile.rpEnumeration = nil
             volatile.credentialEnumeration = nil
         }
+        if let injected = faultInjector?.commandWillStart(.ctap(commandByte), request: request[...]) {
+            faultInjector?.commandDidEnd()
+            return [injected]
+        }
+        defer { faultInjector?.commandDidEnd() }
         do {
             let response = try handle(command, body: request.dropFirst())
             guard let response else { return [CTAPStatus.ok.rawValue] }
@@ -135,7 +142,7 @@ public final class Authenticator {
             return try credentialManagement(Parameters(decoding: body))
         case .selection where profile.supportsCTAP21:
             try requireEmpty(body)
-            guard userPresence() else { throw .operationDenied }
+            guard isUserPresent() else { throw .operationDenied }
             return nil
         default:
             throw .invalidCommand
@@ -155,6 +162,7 @@ public final class Authenticator {
     }
 
     func persist(_ mutations: [CardMutation]) throws(CTAPStatus) {
+        if let faultInjector, faultInjector.failsWrite(mutations) { throw .other }
         do {
             try storage.commit(mutations)
         } catch {
@@ -227,14 +235,16 @@ public final class Authenticator {
 
     /// ECDSA-SHA256, with RFC 6979 nonces on a seeded card.
     func sign(_ message: [UInt8], with key: P256PrivateKey) throws(CTAPStatus) -> [UInt8] {
+        let signature: [UInt8]
         do {
             switch entropy {
-            case .system: return try key.signature(for: message)
-            case .seeded: return try key.deterministicSignature(for: message)
+            case .system: signature = try key.signature(for: message)
+            case .seeded: signature = try key.deterministicSignature(for: message)
             }
         } catch {
             throw .other
         }
+        return faultInjector?.signature(signature) ?? signature
     }
 
     static func monotonicSeconds() -> Double {

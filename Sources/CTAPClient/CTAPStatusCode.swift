@@ -19,32 +19,59 @@ public struct CTAPStatusCode: RawRepresentable, Hashable, Sendable, CustomString
         Self.names[rawValue] == nil ? name : "\(name) (0x\(Hex.string([rawValue])))"
     }
 
+    /// `CTAP2_OK`.
     public static let ok = CTAPStatusCode(rawValue: 0x00)
+    /// `CTAP1_ERR_INVALID_COMMAND`.
     public static let invalidCommand = CTAPStatusCode(rawValue: 0x01)
+    /// `CTAP1_ERR_INVALID_PARAMETER`.
     public static let invalidParameter = CTAPStatusCode(rawValue: 0x02)
+    /// `CTAP1_ERR_INVALID_LENGTH`.
     public static let invalidLength = CTAPStatusCode(rawValue: 0x03)
+    /// `CTAP2_ERR_MISSING_PARAMETER`.
     public static let missingParameter = CTAPStatusCode(rawValue: 0x14)
+    /// `CTAP2_ERR_CREDENTIAL_EXCLUDED`.
     public static let credentialExcluded = CTAPStatusCode(rawValue: 0x19)
+    /// `CTAP2_ERR_UNSUPPORTED_ALGORITHM`.
     public static let unsupportedAlgorithm = CTAPStatusCode(rawValue: 0x26)
+    /// `CTAP2_ERR_OPERATION_DENIED`.
     public static let operationDenied = CTAPStatusCode(rawValue: 0x27)
+    /// `CTAP2_ERR_KEY_STORE_FULL`.
     public static let keyStoreFull = CTAPStatusCode(rawValue: 0x28)
+    /// `CTAP2_ERR_UNSUPPORTED_OPTION`.
     public static let unsupportedOption = CTAPStatusCode(rawValue: 0x2B)
+    /// `CTAP2_ERR_INVALID_OPTION`.
     public static let invalidOption = CTAPStatusCode(rawValue: 0x2C)
+    /// `CTAP2_ERR_KEEPALIVE_CANCEL`.
     public static let keepaliveCancel = CTAPStatusCode(rawValue: 0x2D)
+    /// `CTAP2_ERR_NO_CREDENTIALS`.
     public static let noCredentials = CTAPStatusCode(rawValue: 0x2E)
+    /// `CTAP2_ERR_USER_ACTION_TIMEOUT`.
     public static let userActionTimeout = CTAPStatusCode(rawValue: 0x2F)
+    /// `CTAP2_ERR_NOT_ALLOWED`.
     public static let notAllowed = CTAPStatusCode(rawValue: 0x30)
+    /// `CTAP2_ERR_PIN_INVALID`.
     public static let pinInvalid = CTAPStatusCode(rawValue: 0x31)
+    /// `CTAP2_ERR_PIN_BLOCKED`.
     public static let pinBlocked = CTAPStatusCode(rawValue: 0x32)
+    /// `CTAP2_ERR_PIN_AUTH_INVALID`.
     public static let pinAuthInvalid = CTAPStatusCode(rawValue: 0x33)
+    /// `CTAP2_ERR_PIN_AUTH_BLOCKED`.
     public static let pinAuthBlocked = CTAPStatusCode(rawValue: 0x34)
+    /// `CTAP2_ERR_PIN_NOT_SET`.
     public static let pinNotSet = CTAPStatusCode(rawValue: 0x35)
+    /// `CTAP2_ERR_PUAT_REQUIRED`.
     public static let puatRequired = CTAPStatusCode(rawValue: 0x36)
+    /// `CTAP2_ERR_PIN_POLICY_VIOLATION`.
     public static let pinPolicyViolation = CTAPStatusCode(rawValue: 0x37)
+    /// `CTAP2_ERR_REQUEST_TOO_LARGE`.
     public static let requestTooLarge = CTAPStatusCode(rawValue: 0x39)
+    /// `CTAP2_ERR_UP_REQUIRED`.
     public static let upRequired = CTAPStatusCode(rawValue: 0x3B)
+    /// `CTAP2_ERR_INVALID_SUBCOMMAND`.
     public static let invalidSubcommand = CTAPStatusCode(rawValue: 0x3E)
+    /// `CTAP2_ERR_UNAUTHORIZED_PERMISSION`.
     public static let unauthorizedPermission = CTAPStatusCode(rawValue: 0x40)
+    /// `CTAP1_ERR_OTHER`.
     public static let other = CTAPStatusCode(rawValue: 0x7F)
 
     /// The status codes of CTAP 2.1 §8.2 with their names.

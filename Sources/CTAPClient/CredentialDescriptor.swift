@@ -7,6 +7,7 @@ public struct CredentialDescriptor: Equatable, Hashable, Sendable {
     /// Always `public-key` today.
     public var type: String
 
+    /// A descriptor for the credential `id`.
     public init(id: [UInt8], type: String = "public-key") {
         self.id = id
         self.type = type

@@ -9,6 +9,7 @@ public struct GetAssertionRequest: Sendable {
     /// Ask for user presence (option `up`, true unless a platform pre-flights).
     public var userPresence: Bool
 
+    /// A request for `rpID` over `clientDataHash`.
     public init(rpID: String, clientDataHash: [UInt8], allowList: [CredentialDescriptor] = [], userPresence: Bool = true) {
         self.rpID = rpID
         self.clientDataHash = clientDataHash

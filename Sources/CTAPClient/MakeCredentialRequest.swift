@@ -17,6 +17,7 @@ public struct MakeCredentialRequest: Sendable {
     /// Extension inputs, by identifier.
     public var extensions: CBORMap?
 
+    /// A request; by default a discoverable ES256 credential.
     public init(clientDataHash: [UInt8], relyingParty: RelyingPartyEntity, user: UserEntity,
                 algorithms: [Int] = [COSEPublicKey.es256], excludeList: [CredentialDescriptor] = [],
                 residentKey: Bool = true, extensions: CBORMap? = nil) {

@@ -8,6 +8,7 @@ import CardCrypto
 public struct PINUVAuthProtocolOne: PlatformPINUVAuthProtocol {
     public let version = 1
 
+    /// The protocol.
     public init() {}
 
     public func encapsulate(peer: COSEPublicKey) throws(CTAPClientError) -> (platformKey: COSEPublicKey, sharedSecret: [UInt8]) {

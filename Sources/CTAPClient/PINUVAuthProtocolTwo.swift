@@ -10,6 +10,7 @@ import CardCrypto
 public struct PINUVAuthProtocolTwo: PlatformPINUVAuthProtocol {
     public let version = 2
 
+    /// The protocol.
     public init() {}
 
     public func encapsulate(peer: COSEPublicKey) throws(CTAPClientError) -> (platformKey: COSEPublicKey, sharedSecret: [UInt8]) {

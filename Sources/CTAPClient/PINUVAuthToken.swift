@@ -10,6 +10,7 @@ public struct PINUVAuthToken: Sendable {
     /// The RP ID the token is bound to, if any.
     public let rpID: String?
 
+    /// A token as the card issued it.
     public init(value: [UInt8], pinProtocol: any PlatformPINUVAuthProtocol, permissions: TokenPermissions, rpID: String?) {
         self.value = value
         self.pinProtocol = pinProtocol

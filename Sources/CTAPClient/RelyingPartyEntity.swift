@@ -7,6 +7,7 @@ public struct RelyingPartyEntity: Equatable, Sendable {
     /// A name for people, optional.
     public var name: String?
 
+    /// The relying party `id`, with an optional name.
     public init(id: String, name: String? = nil) {
         self.id = id
         self.name = name

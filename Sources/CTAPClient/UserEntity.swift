@@ -9,6 +9,7 @@ public struct UserEntity: Equatable, Sendable {
     /// A name for people.
     public var displayName: String?
 
+    /// The account with handle `id`.
     public init(id: [UInt8], name: String? = nil, displayName: String? = nil) {
         self.id = id
         self.name = name

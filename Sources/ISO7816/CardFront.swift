@@ -42,6 +42,15 @@ public final class CardFront {
 
     private var state = State()
 
+    /// Test-double hook (ArculusCard's `CardControl`): asked before each whole command runs
+    /// (chains assembled, header checked) with its instruction, P1 and data; a response it
+    /// returns is answered instead of running the command.
+    public var interceptCommand: ((FIDOInstruction, _ p1: UInt8, _ data: [UInt8]) -> ResponseAPDU?)?
+    /// Test-double hook (ArculusCard's timing profile): whether the card is still working on a
+    /// CTAP request sent with P1 `80`. Asked when it arrives (`arriving`: a yes answers `9100`)
+    /// and at each NFCCTAP_GETRESPONSE poll (a yes answers `9100` again).
+    public var isStillProcessing: ((_ request: [UInt8], _ arriving: Bool) -> Bool)?
+
     /// A front for `applet`, powered and with nothing selected.
     public init(applet: any FIDOApplet, options: Options = .init()) {
         self.applet = applet
@@ -181,6 +190,7 @@ public final class CardFront {
         _ instruction: FIDOInstruction, p1: UInt8, p2: UInt8, data: [UInt8], responseLimit: Int,
         pendingResponse: [UInt8]?, pendingCTAP: PendingCTAPRequest?
     ) -> ResponseAPDU {
+        if let interceptCommand, let answer = interceptCommand(instruction, p1, data) { return answer }
         switch instruction {
         case .select:
             guard !data.isEmpty else { return ResponseAPDU(statusWord: .wrongLength) }
@@ -200,8 +210,8 @@ public final class CardFront {
         case .nfcctapMessage:
             guard !data.isEmpty else { return ResponseAPDU(statusWord: .wrongLength) }
             guard data.count <= applet.maxMessageSize else { return requestTooLarge(.nfcctapMessage) }
-            if p1 == 0x80 && options.busyFirst {
-                state.pendingCTAP = PendingCTAPRequest(request: data, busyPollsRemaining: options.busyPolls)
+            if p1 == 0x80 && (isStillProcessing?(data, true) == true || options.busyFirst) {
+                state.pendingCTAP = PendingCTAPRequest(request: data, busyPollsRemaining: options.busyFirst ? options.busyPolls : 0)
                 return Self.stillProcessing
             }
             return ctapResult(applet.processCTAP2(data), limit: responseLimit)
@@ -214,8 +224,8 @@ public final class CardFront {
                 // changed on the card happens.
                 return ResponseAPDU(data: [Self.ctapErrorKeepaliveCancel], statusWord: .success)
             }
-            if pending.busyPollsRemaining > 0 {
-                pending.busyPollsRemaining -= 1
+            if pending.busyPollsRemaining > 0 || isStillProcessing?(pending.request, false) == true {
+                pending.busyPollsRemaining = max(0, pending.busyPollsRemaining - 1)
                 state.pendingCTAP = pending
                 return Self.stillProcessing
             }

@@ -106,6 +106,7 @@ public enum ISO7816ExchangeError: Error, Equatable, Sendable, CustomStringConver
     /// The card answered `6Cxx` to a command that is not a well-formed APDU.
     case cannotCorrectLength(command: [UInt8])
 
+    /// What the card did, with the bytes in hex.
     public var description: String {
         switch self {
         case .responseTooShort(let command, let response):

@@ -24,6 +24,7 @@ public struct PCSCError: Error, Equatable, Sendable, CustomStringConvertible {
         self.message = String(cString: pcsc_stringify_error(LONG(code.rawValue)))
     }
 
+    /// `SCardConnect failed: SCARD_E_NO_SMARTCARD (0x8010000C): No smart card inserted.`
     public var description: String {
         "\(function) failed: \(code): \(message)"
     }
@@ -40,8 +41,10 @@ extension PCSCError {
     /// `pcsclite.h` defines them. Codes are 32-bit values on every platform, although pcsc-lite
     /// on 64-bit Linux passes them around in a `long`.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code as pcsc-lite returns it (`0x8010002E`).
         public let rawValue: UInt32
 
+        /// Any 32-bit code, known or not.
         public init(rawValue: UInt32) {
             self.rawValue = rawValue
         }

@@ -29,6 +29,7 @@ public enum PCSCProtocol: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// `T=0`, `T=1`, `RAW` or `protocol 0x…`.
     public var description: String {
         switch self {
         case .t0: "T=0"

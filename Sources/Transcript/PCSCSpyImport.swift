@@ -48,7 +48,6 @@ private struct SpyCall {
     var returnCode: UInt32 = 0
     /// The return code's name (text form) or pcsc-lite's text for it (raw form).
     var returnText = ""
-    var returnLine = 0
 
     var succeeded: Bool { returnCode == 0 }
 
@@ -242,7 +241,6 @@ private struct PCSCSpyLog {
                 }
                 call.returnCode = code
                 call.returnText = name
-                call.returnLine = number
                 calls.append(call)
                 open[thread] = nil
                 continue
@@ -353,7 +351,6 @@ private struct PCSCSpyLog {
                 }
                 call.returnCode = code
                 call.returnText = parts[4..<(parts.count - 1)].joined(separator: "|")
-                call.returnLine = number
                 try Self.name(&call, values)
                 calls.append(call)
                 open[thread] = nil

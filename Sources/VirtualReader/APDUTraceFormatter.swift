@@ -62,7 +62,10 @@ public struct APDUTraceFormatter: Sendable {
             } else {
                 chain = (command.commandClass, command.ins, command.p1, command.p2, command.data)
             }
-            lines.append("> \(name) piece \(header) \(hex(command.data))  (chained, \(command.data.count) bytes)")
+            // A piece of a CTAP message is shown by its length only: its hex would show PIN/UV
+            // material the decoded message abbreviates (printed when the last piece is through).
+            let pieceData = instruction == .nfcctapMessage ? "" : " \(hex(command.data))"
+            lines.append("> \(name) piece \(header)\(pieceData)  (chained, \(command.data.count) bytes)")
             lines.append("< \(describe(response, raw: responseBytes))\(timing)")
             return lines
         }
@@ -97,7 +100,11 @@ public struct APDUTraceFormatter: Sendable {
         let sw = response.statusWord
         let statusText = "\(sw)" + (sw.meaning.map { " \($0)" } ?? "")
         if sw.isBytesRemaining {
-            lines.append("< \(dataAndStatus(response.data, statusText))\(timing)")
+            // Likewise a 61xx piece of a CTAP response (e.g. an encrypted pinUvAuthToken): the
+            // whole response is decoded, secrets abbreviated, when its last piece arrives.
+            let isCTAP = responseContext == .nfcctapMessage || responseContext == .nfcctapGetResponse
+            let shown = isCTAP ? "(\(response.data.count) bytes) \(statusText)" : dataAndStatus(response.data, statusText)
+            lines.append("< \(shown)\(timing)")
             return lines
         }
         let context = responseContext

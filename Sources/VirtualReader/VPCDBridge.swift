@@ -50,6 +50,12 @@ public final class VPCDBridge: @unchecked Sendable {
     private let tapDelayMilliseconds = Atomic<Int64>(-1)
     private let isRunning = Atomic<Bool>(false)
     private var thread: pthread_t?
+    /// Work handed in by ``perform(_:)``, run on the bridge thread between two APDUs.
+    private let pendingWork = Mutex<[@Sendable () -> Void]>([])
+    /// ``takeOffReader()`` holds the card off the reader until ``putOnReader()``.
+    private let heldOffReader = Atomic<Bool>(false)
+    /// ``putOnReader()`` cuts short a removeAndTap delay.
+    private let putBackRequested = Atomic<Bool>(false)
 
     /// A bridge serving `card` to the driver at `endpoint`.
     ///
@@ -79,6 +85,39 @@ public final class VPCDBridge: @unchecked Sendable {
     public func removeAndTap(after delay: Duration = .seconds(1)) {
         tapDelayMilliseconds.store(max(0, VPCDConnection.milliseconds(delay)), ordering: .sequentiallyConsistent)
         wake.signal()
+    }
+
+    /// Runs `work` on the bridge thread at the next pause between two APDUs (or at once if the
+    /// bridge is waiting, off the reader or for the driver): the way other threads reach the card,
+    /// which is not thread-safe. Nothing runs it if the bridge is not running.
+    public func perform(_ work: @escaping @Sendable () -> Void) {
+        pendingWork.withLock { $0.append(work) }
+        wake.signal()
+    }
+
+    /// Takes the card off the reader and keeps it off until ``putOnReader()``.
+    public func takeOffReader() {
+        heldOffReader.store(true, ordering: .sequentiallyConsistent)
+        tapDelayMilliseconds.store(0, ordering: .sequentiallyConsistent)
+        wake.signal()
+    }
+
+    /// Puts a card held off the reader back (and ends a pending removeAndTap delay early).
+    public func putOnReader() {
+        heldOffReader.store(false, ordering: .sequentiallyConsistent)
+        putBackRequested.store(true, ordering: .sequentiallyConsistent)
+        wake.signal()
+    }
+
+    /// Whether ``takeOffReader()`` holds the card off the reader.
+    public var isHeldOffReader: Bool { heldOffReader.load(ordering: .sequentiallyConsistent) }
+
+    private func runPendingWork() {
+        let work = pendingWork.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
+        for item in work { item() }
     }
 
     /// Runs ``run()`` on a new thread. Use ``stop()`` then ``wait()`` to end it.
@@ -117,8 +156,14 @@ public final class VPCDBridge: @unchecked Sendable {
         defer { isRunning.store(false, ordering: .sequentiallyConsistent) }
         var waitingSince: String?
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
+            runPendingWork()
+            if heldOffReader.load(ordering: .sequentiallyConsistent) {
+                sleep(.seconds(3600))
+                continue
+            }
             // A removeAndTap while off the reader has nothing to remove.
             tapDelayMilliseconds.store(-1, ordering: .sequentiallyConsistent)
+            putBackRequested.store(false, ordering: .sequentiallyConsistent)
             let connection: VPCDConnection
             do {
                 connection = try VPCDConnection.open(to: endpoint, timeout: options.connectTimeout, wake: wake)
@@ -153,6 +198,8 @@ public final class VPCDBridge: @unchecked Sendable {
         let deadline = clock.now.advanced(by: duration)
         var fds = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
+            runPendingWork()
+            if putBackRequested.exchange(false, ordering: .sequentiallyConsistent) { return }
             let left = clock.now.duration(to: deadline)
             if left <= .zero { return }
             _ = poll(&fds, 1, Int32(clamping: VPCDConnection.milliseconds(left) + 1))
@@ -168,6 +215,7 @@ public final class VPCDBridge: @unchecked Sendable {
         var lastControl: UInt8 = 0
         while true {
             if stopRequested.load(ordering: .sequentiallyConsistent) { return .stopped }
+            runPendingWork()
             let tap = tapDelayMilliseconds.exchange(-1, ordering: .sequentiallyConsistent)
             if tap >= 0 { return .removeAndTap(after: .milliseconds(tap)) }
 
@@ -227,6 +275,12 @@ public final class VPCDBridge: @unchecked Sendable {
                 // A one-byte message that is no control code is a one-byte APDU: no APDU is
                 // that short (ISO 7816-4 needs a 4-byte header), so it gets "wrong length".
                 var response = message.count <= 1 ? [0x67, 0x00] : card.transmit(message)
+                if response.isEmpty {
+                    // The card left the field mid-command (an injected fault): no answer, the
+                    // reader sees it vanish; it comes back after the delay it asked for (or 1 s).
+                    let tap = tapDelayMilliseconds.exchange(-1, ordering: .sequentiallyConsistent)
+                    return .removeAndTap(after: .milliseconds(tap >= 0 ? tap : 1000))
+                }
                 if response.count > VPCDFraming.maximumPayload || response.count < 2 {
                     response = [0x6F, 0x00]
                 }

@@ -10,6 +10,9 @@ import Foundation
 struct BenchRun {
     let options: BenchOptions
     var report = Report()
+    /// In-process seconds per operation (near-empty card, memory), by operation name: what the
+    /// card itself spends of a pcscd round trip.
+    private var inProcessSeconds: [String: Double] = [:]
 
     /// The targets (medians of one run).
     static let cardGrowthLimit = 1.5
@@ -96,7 +99,7 @@ struct BenchRun {
             let serve = options.serveBinary
                 ?? (ChildProcess.currentExecutable as NSString).deletingLastPathComponent + "/arculus-card"
             let pcscPlan = RoundPlan(rounds: options.rounds, seconds: options.pcscSeconds, minimumOperations: 3)
-            let suite = PCSCSuite(slot: options.slot, portOverride: options.vpcdPort, plan: pcscPlan, serveBinary: serve,
+            var suite = PCSCSuite(slot: options.slot, portOverride: options.vpcdPort, plan: pcscPlan, serveBinary: serve,
                                   logPath: directory + "/pcsc-processes.log", progress: progress)
             switch suite.run() {
             case .success(let results):
@@ -167,6 +170,7 @@ struct BenchRun {
         }
 
         for result in results {
+            if let rates = result.rates(.nearEmpty, .memory) { inProcessSeconds[result.spec.name] = 1 / rates.median }
             for storage in BenchCard.Storage.allCases {
                 guard let empty = result.rates(.nearEmpty, storage) else { continue }
                 var cells = [result.spec.name, storage.rawValue, Format.rates(empty), "—", "", "", "", ""]
@@ -220,13 +224,19 @@ struct BenchRun {
 
     private mutating func addPCSCRows(_ results: PCSCSuite.Results) {
         let section = "Through pcscd + vpcd ('\(results.reader)'; Swift PCSC client; µs per round trip)"
-        let pairs: [(String, [Double], [Double], Int)] = [
-            ("getInfo round trip (NFCCTAP_MSG)", results.cardGetInfo, results.responderGetInfo, results.getInfoBytes),
+        let pairs: [(String, [Double], [Double], Int, String)] = [
+            ("getInfo round trip (NFCCTAP_MSG)", results.cardGetInfo, results.responderGetInfo, results.getInfoBytes,
+             "getInfo"),
             ("getAssertion round trip (NFCCTAP_MSG, allowList of 1)", results.cardGetAssertion, results.responderGetAssertion,
-             results.getAssertionBytes),
+             results.getAssertionBytes, "getAssertion as APDUs (NFCCTAP_MSG via VirtualCard.transmit)"),
         ]
-        for (name, card, responder, bytes) in pairs {
+        for (name, card, responder, bytes, inProcessName) in pairs {
             let cardSamples = Samples(card), responderSamples = Samples(responder)
+            if let own = inProcessSeconds[inProcessName] {
+                let difference = cardSamples.pairwise(responderSamples, -).median
+                func micro(_ seconds: Double) -> String { String(format: "%.0f µs", seconds * 1e6) }
+                report.notes.append("\(name): serve − responder = \(micro(difference)) per round trip; the card's own work, in process (\(inProcessName), near-empty card, memory), is \(micro(own)) of it, the vpcd bridge and scheduling the other \(micro(difference - own)); the ≤ \(Self.pcscLimit) target leaves the card \(micro((Self.pcscLimit - 1) * responderSamples.median))")
+            }
             let ratios = cardSamples.pairwise(responderSamples, /)
             report.rows.append(ReportRow(
                 section: section, operation: "\(name), \(bytes)-byte answer", card: "arculus-card serve", storage: "memory",

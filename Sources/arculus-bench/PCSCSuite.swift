@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ArculusCard
 import CardCrypto
+import Foundation
 import PCSC
 
 /// The rows through pcscd + vpcd, from Swift through the PCSC module: round trips to
@@ -19,6 +20,12 @@ struct PCSCSuite {
     let serveBinary: String
     let logPath: String
     let progress: (String) -> Void
+
+    /// The served card's profile: the default one with an ATR of this run's own.
+    var profilePath: String { (logPath as NSString).deletingLastPathComponent + "/bench-profile.json" }
+    /// The ATRs the served card and the responder show in this run (set by `run()`).
+    var serveATR: [UInt8] = []
+    var responderATR: [UInt8] = []
 
     var reader: String { "Virtual PCD 00 " + (slot < 16 ? "0" : "") + String(slot, radix: 16, uppercase: true) }
     var port: Int { portOverride ?? 35963 + slot }
@@ -38,7 +45,7 @@ struct PCSCSuite {
     }
 
     /// The results, or why the rows were skipped.
-    func run() -> Result<Results, BenchError> {
+    mutating func run() -> Result<Results, BenchError> {
         let context: PCSCContext
         do {
             context = try PCSCContext()
@@ -55,6 +62,17 @@ struct PCSCSuite {
         do {
             guard try waitEmpty(context, seconds: 3) else {
                 return .failure(BenchError("'\(reader)' already holds a card: another process is connected to vpcd slot \(slot) (port \(port)); stop it or pass --slot N"))
+            }
+            // The slot may be shared (other developers' tests use it too): each process this
+            // suite starts shows an ATR of its own, so a card that appears is known to be ours,
+            // and every connection is exclusive, so nobody resets or reselects it mid-round.
+            serveATR = Self.uniqueATR()
+            responderATR = Self.uniqueATR()
+            var profile = BenchCard.profile
+            profile.name = "arculus-bench"
+            profile.atr = serveATR.hexString.uppercased()
+            guard FileManager.default.createFile(atPath: profilePath, contents: profile.jsonData()) else {
+                return .failure(BenchError("cannot write \(profilePath)"))
             }
             var results = Results()
             results.reader = reader
@@ -78,11 +96,13 @@ struct PCSCSuite {
 
     private func visitCard(_ context: PCSCContext, _ results: inout Results, answers: inout [[UInt8]: [UInt8]],
                            getAssertionAPDU: inout [UInt8]) throws {
+        Self.randomPhase()
         let start = monotonicNanoseconds()
         let endpoint = portOverride.map { ["--vpcd", "127.0.0.1:\($0)"] } ?? ["--slot", String(slot)]
-        let serve = try ChildProcess(path: serveBinary, arguments: ["serve"] + endpoint, logPath: logPath)
+        let serve = try ChildProcess(path: serveBinary, arguments: ["serve", "--profile", profilePath] + endpoint,
+                                     logPath: logPath)
         defer { serve.stop() }
-        try waitPresent(context, process: serve)
+        try waitPresent(context, process: serve, atr: serveATR)
         results.serveStart.append(Double(monotonicNanoseconds() - start) / 1e9)
 
         let card = try connect(context)
@@ -124,12 +144,13 @@ struct PCSCSuite {
 
     private func visitResponder(_ context: PCSCContext, _ results: inout Results, answers: [[UInt8]: [UInt8]],
                                 getAssertionAPDU: [UInt8]) throws {
-        var arguments = ["--responder", String(port), "--atr", try BenchCard.profile.atrBytes.hexString]
+        var arguments = ["--responder", String(port), "--atr", responderATR.hexString]
         for (command, response) in answers { arguments += ["--answer", "\(command.hexString)=\(response.hexString)"] }
+        Self.randomPhase()
         let start = monotonicNanoseconds()
         let responder = try ChildProcess(path: ChildProcess.currentExecutable, arguments: arguments, logPath: logPath)
         defer { responder.stop() }
-        try waitPresent(context, process: responder)
+        try waitPresent(context, process: responder, atr: responderATR)
         results.responderStart.append(Double(monotonicNanoseconds() - start) / 1e9)
 
         let card = try connect(context)
@@ -149,7 +170,7 @@ struct PCSCSuite {
             var response: [UInt8] = []
             let elapsed = try timed { response = try card.transmit(apdu) }
             guard response.suffix(2) == [0x90, 0x00], response.first == 0x00 else {
-                throw BenchError("round trip answered \(response.suffix(2).hexString)")
+                throw BenchError("a round trip answered \(response.hexString) instead of CTAP success + 9000")
             }
             return elapsed
         }
@@ -158,11 +179,19 @@ struct PCSCSuite {
 
     // MARK: - Reader state
 
+    /// pcscd polls a vpcd reader for a card about every 0.4 s, and the previous card was seen
+    /// gone at such a poll: starting the next process right away would always wait one whole
+    /// period. A start at a random moment of the period, as a user's would be, waits half of
+    /// one on average.
+    private static func randomPhase() {
+        usleep(UInt32.random(in: 0..<400_000))
+    }
+
     private func connect(_ context: PCSCContext) throws -> PCSCCard {
         let deadline = monotonicNanoseconds() + 3_000_000_000
         while true {
             do {
-                return try context.connect(reader: reader)
+                return try context.connect(reader: reader, shareMode: .exclusive)
             } catch {
                 if monotonicNanoseconds() > deadline { throw BenchError("cannot connect to the card in '\(reader)': \(error)") }
                 usleep(10_000)
@@ -170,14 +199,32 @@ struct PCSCSuite {
         }
     }
 
-    /// Until pcscd reports a card in the reader (`SCardGetStatusChange`).
-    private func waitPresent(_ context: PCSCContext, process: ChildProcess) throws {
+    /// Until pcscd reports the card with `atr` in the reader (`SCardGetStatusChange`).
+    private func waitPresent(_ context: PCSCContext, process: ChildProcess, atr: [UInt8]) throws {
         let deadline = monotonicNanoseconds() + 10_000_000_000
+        var foreign: [UInt8]?
         while monotonicNanoseconds() < deadline {
-            if try context.waitForCardPresent(reader: reader, timeout: .milliseconds(250)) { return }
+            if try context.waitForCardPresent(reader: reader, timeout: .milliseconds(250)) {
+                let present = try context.status(ofReaders: [reader]).first?.atr ?? []
+                if present == atr { return }
+                foreign = present
+                usleep(20_000)
+            }
             guard process.isRunning else { throw BenchError("\(process.commandLine) exited early (see \(logPath))") }
         }
+        if let foreign {
+            throw BenchError("another process's card (ATR \(foreign.hexString)) took '\(reader)' (vpcd slot \(slot), port \(port)); stop it or pass --slot N")
+        }
         throw BenchError("no card appeared in '\(reader)' within 10 s of starting \(process.commandLine) (see \(logPath))")
+    }
+
+    /// A contactless-card ATR (as PC/SC part 3 builds it) whose historical bytes are "Bench"
+    /// and 5 random bytes, with its check byte.
+    static func uniqueATR() -> [UInt8] {
+        let historical = Array("Bench".utf8) + (0..<5).map { _ in UInt8.random(in: 0x20...0x7E) }
+        var atr: [UInt8] = [0x3B, 0x80 | UInt8(historical.count), 0x80, 0x01] + historical
+        atr.append(atr.dropFirst().reduce(0, ^))
+        return atr
     }
 
     /// Until the reader is empty, at most `seconds`; false if it still holds a card.

@@ -392,8 +392,10 @@ private final class ImageCardConnector: CardConnector, @unchecked Sendable {
     }
 }
 
-/// The card on a PC/SC reader. Each `connect` opens a PC/SC context and a shared connection;
-/// PC/SC codes that mean "no card any more" become ``CardTransportError/cardRemoved(_:)``.
+/// The card on a PC/SC reader. Each `connect` opens a PC/SC context and a shared connection
+/// inside a transaction (so no other application's APDUs land between the pieces of a chained
+/// command), ended when the operation drops the transport. PC/SC codes that mean "no card any
+/// more" become ``CardTransportError/cardRemoved(_:)``.
 private struct ReaderConnector: CardConnector {
     let reader: String
     let wait: Double
@@ -406,7 +408,9 @@ private struct ReaderConnector: CardConnector {
                     throw CardTransportError.cardRemoved("no card on '\(reader)' after \(wait) s")
                 }
             }
-            return ReaderTransport(card: try context.connect(reader: reader))
+            let card = try context.connect(reader: reader)
+            try card.beginTransaction()
+            return ReaderTransport(card: card)
         } catch let error as PCSCError {
             throw Self.transportError(error, reader: reader)
         } catch let error as CardTransportError {
@@ -435,6 +439,10 @@ private struct ReaderConnector: CardConnector {
 
         init(card: PCSCCard) {
             self.card = card
+        }
+
+        deinit {
+            try? card.endTransaction()
         }
 
         func transmit(_ apdu: [UInt8]) throws(CardTransportError) -> [UInt8] {

@@ -19,6 +19,7 @@ enum ServeCommand: Subcommand {
         USAGE: arculus-card serve [--card FILE] [--profile NAME|FILE] [--vpcd HOST:PORT] [--slot N]
                                   [--busy-first] [--tap-delay SECONDS] [--pid-file FILE] [--verbose]
                                   [--seed HEX] [--record FILE] | --stand-in FILE
+                                  [--control PATH | --no-control] [--timing off|realistic]
 
         Connects the emulated card to the vpcd driver of pcscd (Debian package vsmartcard-vpcd),
         so that it appears in the reader 'Virtual PCD 00 00' (slot 0) or 'Virtual PCD 00 01'
@@ -59,6 +60,19 @@ enum ServeCommand: Subcommand {
           --stand-in FILE      No emulated card: the transcript FILE answers as the card, each
                                expected request with its recorded response; requests that do not
                                match are reported on stderr and answered 7F (CTAP) / 6F00.
+          --control PATH       The control socket that 'arculus-card ctl' (or any program writing
+                               JSON lines to it) uses to steer the card while it runs: tap,
+                               remove/insert, faults, PIN, counter, credentials, timing. A Unix
+                               socket, mode 0600, owner only; never on the network. Default:
+                               $XDG_RUNTIME_DIR/arculus-card-<slot>.sock, or without
+                               XDG_RUNTIME_DIR /tmp/arculus-card-<uid>-<port>.sock. The default
+                               socket is skipped with a warning if it cannot be made; an
+                               explicit --control that cannot be made is an error.
+          --no-control         No control socket.
+          --timing NAME        How long operations take: off (default, as fast as possible) or
+                               realistic (about a physical card: ~110 ms per signature, ~200 ms
+                               per key generation, ~55 ms per PIN operation, ~4 ms per APDU;
+                               NFCCTAP_MSG with P1=80 answers 9100 while the card works).
           -h, --help           Show this help.
 
         SIGNALS:
@@ -68,15 +82,17 @@ enum ServeCommand: Subcommand {
           SIGINT, SIGTERM      Take the card off the reader and exit with status 0.
 
         OUTPUT:
-          stdout               'card present on <reader> (<host:port>)' each time the card is
-                               put on the reader.
-          stderr               State changes (waiting for the driver, card removed) and, with
-                               --verbose, the APDU trace.
+          stdout               'control channel at <path>' once, then 'card present on <reader>
+                               (<host:port>)' each time the card is put on the reader.
+          stderr               State changes (waiting for the driver, card removed), every
+                               injected fault as it acts ('! fault injected: …') and, with
+                               --verbose, the APDU trace and each control request.
 
         EXAMPLES:
           arculus-card serve --card ~/arculus.card
           arculus-card serve --slot 1 --profile arculus-fido2 --verbose
           kill -USR1 $(cat /run/arculus.pid)    # with --pid-file /run/arculus.pid
+          arculus-card serve --slot 1 --control /tmp/card.sock --timing realistic
         """
     }
 
@@ -84,8 +100,8 @@ enum ServeCommand: Subcommand {
         let options = try CommandLineOptions(
             arguments,
             valued: ["--card", "--profile", "--vpcd", "--slot", "--tap-delay", "--pid-file",
-                     "--seed", "--record", "--stand-in"],
-            flags: ["--verbose", "--busy-first"])
+                     "--seed", "--record", "--stand-in", "--control", "--timing"],
+            flags: ["--verbose", "--busy-first", "--no-control"])
         guard options.positionals.isEmpty else {
             throw UsageError("unexpected argument '\(options.positionals[0])'")
         }
@@ -129,6 +145,16 @@ enum ServeCommand: Subcommand {
             }
             entropy = .seeded(seed)
         }
+        var timing = TimingProfile.off
+        if let name = options.value("--timing") {
+            guard let named = TimingProfile.named(name) else {
+                throw UsageError("--timing wants \(TimingProfile.builtIn.map(\.name).joined(separator: " or ")), not '\(name)'")
+            }
+            timing = named
+        }
+        if options.flag("--no-control") && options.value("--control") != nil {
+            throw UsageError("--control or --no-control, not both")
+        }
         let recordPath = options.value("--record")
         let standInPath = options.value("--stand-in")
         if standInPath != nil,
@@ -137,6 +163,7 @@ enum ServeCommand: Subcommand {
         }
 
         let readerCard: any ReaderCard
+        var emulatedCard: VirtualCard?
         var standIn: TranscriptStandIn?
         var recorder: TranscriptRecorder?
         var cardName: String
@@ -162,6 +189,9 @@ enum ServeCommand: Subcommand {
                     card = try VirtualCard(profile: profile ?? .default, frontOptions: frontOptions, entropy: entropy)
                 }
                 cardName = "\(card.profile.name) card" + (options.value("--card").map { " from \($0)" } ?? " (in memory)")
+                card.timing = timing
+                card.control.onFaultInjected = { Console.error("! \($0)") }
+                emulatedCard = card
                 if let recordPath {
                     let profileReference = options.value("--profile").map { name in
                         CardProfile.builtInNames.contains(name) ? name : Transcript.relativePath(of: name, fromFolderOf: recordPath)
@@ -195,6 +225,27 @@ enum ServeCommand: Subcommand {
         let bridge = VPCDBridge(card: readerCard, endpoint: endpoint,
                                 trace: traceHook(endpoint: endpoint, verbose: options.flag("--verbose")))
         Console.error("arculus-card serve: \(cardName) for vpcd at \(endpoint)")
+        emulatedCard?.control.onLeaveField = { away in bridge.removeAndTap(after: away) }
+        var controlChannel: ControlChannel?
+        if !options.flag("--no-control") {
+            let path = options.value("--control") ?? ControlChannel.defaultPath(for: endpoint)
+            let handler = ControlChannelHandler(card: emulatedCard, bridge: bridge)
+            if options.flag("--verbose") { handler.trace = { Console.error($0) } }
+            do {
+                controlChannel = try ControlChannel(path: path, handler: handler) { bridge.perform($0) }
+            } catch {
+                guard options.value("--control") == nil else {
+                    Console.error("arculus-card serve: \(error)")
+                    return ExitStatus.failure
+                }
+                Console.error("arculus-card serve: no control channel: \(error)")
+            }
+        }
+        if let controlChannel {
+            controlChannel.start()
+            Console.output("control channel at \(controlChannel.path)")
+        }
+        defer { controlChannel?.stop() }
 
         // Signals are relayed to a thread, never handled in the signal handler: the relay only
         // asks the bridge to stop or re-tap, which the bridge does between two APDUs.

@@ -9,6 +9,8 @@ enum Subcommands {
         TranscriptCommand.self,
         SDKCommand.self,
         PCSCCommand.self,
+        ImageCommand.self,
+        CtlCommand.self,
     ]
 
     static var overview: String {

@@ -1,3 +1,4 @@
+import Foundation
 import ArculusCard
 import Transcript
 import VirtualReader
@@ -5,10 +6,11 @@ import VirtualReader
 /// `arculus-card transcript`: look at transcript files.
 enum TranscriptCommand: Subcommand {
     static let name = "transcript"
-    static let summary = "Show or check an APDU transcript file"
+    static let summary = "Show, check or import (from pcsc-spy) an APDU transcript file"
     static let help = """
     USAGE: arculus-card transcript show FILE [--apdus] [--full]
            arculus-card transcript check FILE...
+           arculus-card transcript import-pcsc-spy LOG [--reader NAME] [--output FILE]
 
     A transcript is what a host and a card said to each other, as text: headers (@profile,
     @seed, @image, @atr, @front, @source, @date), card events ('! power-off') and APDU
@@ -22,16 +24,24 @@ enum TranscriptCommand: Subcommand {
                    subcommand), the CTAP status name and the CBOR in diagnostic notation.
       check FILE   Parses each file and decodes the CBOR of every CTAP2 message; prints a line
                    per file, or the first error with its line number, and exits 1 on any error.
+      import-pcsc-spy LOG
+                   Turns a pcsc-lite 'pcsc-spy' log (printed output or the raw FIFO log) of any
+                   PC/SC application into a transcript: every SCardTransmit becomes a '>'/'<'
+                   pair, connects/reconnects/disconnects with reset or unpower become events.
+                   --reader picks one reader when the application used several. Writes to
+                   --output, or prints. Fixtures/pcsc-spy/README.md shows how to capture a log.
 
     OPTIONS:
       --apdus      (show) Print the APDU-level trace instead, one '>' and '<' per APDU, as
                    'serve --verbose' does.
       --full       (show) Do not abbreviate long byte strings.
+      --reader NAME  (import-pcsc-spy) The reader whose exchanges to keep.
+      --output FILE  (import-pcsc-spy) Where to write the transcript.
       -h, --help   Show this help.
     """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: [], flags: ["--apdus", "--full"])
+        let options = try CommandLineOptions(arguments, valued: ["--reader", "--output"], flags: ["--apdus", "--full"])
         switch options.positionals.first {
         case "show":
             guard options.positionals.count == 2 else { throw UsageError("'show' takes one transcript FILE") }
@@ -40,10 +50,21 @@ enum TranscriptCommand: Subcommand {
             guard options.positionals.count >= 2 else { throw UsageError("'check' takes one or more transcript FILEs") }
             guard !options.flag("--apdus"), !options.flag("--full") else { throw UsageError("--apdus and --full are options of 'show'") }
             return check(Array(options.positionals.dropFirst()))
+        case "import-pcsc-spy":
+            guard options.positionals.count == 2 else { throw UsageError("'import-pcsc-spy' takes one LOG file") }
+            let log = try String(contentsOfFile: options.positionals[1], encoding: .utf8)
+            let transcript = try Transcript.importPCSCSpy(log, reader: options.value("--reader"))
+            if let output = options.value("--output") {
+                try transcript.write(toFile: output)
+                Console.error("wrote \(transcript.exchanges.count) exchanges to \(output)")
+            } else {
+                Console.output(transcript.text)
+            }
+            return ExitStatus.success
         case nil:
-            throw UsageError("expected 'show FILE' or 'check FILE...'")
+            throw UsageError("expected 'show FILE', 'check FILE...' or 'import-pcsc-spy LOG'")
         case let other?:
-            throw UsageError("unknown action '\(other)': expected 'show' or 'check'")
+            throw UsageError("unknown action '\(other)': expected 'show', 'check' or 'import-pcsc-spy'")
         }
     }
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from flow_rig import REPO, Backend, FidoServer, SDKResult, run_sdk
+from flow_rig import PIN, REPO, Backend, FidoServer, SDKResult, binary_path, run_sdk
 
 # The Interop suite's conftest, loaded under its own name: its ServedCard and reader helpers.
 _spec = importlib.util.spec_from_file_location("interop_conftest", REPO / "Tests" / "Interop" / "conftest.py")
@@ -40,11 +40,10 @@ interop = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(interop)
 
 SLOT_LOCK = Path(os.environ.get("ARCULUS_SLOT_LOCK", "/tmp/arculus-slot1.lock"))
-PIN = "123456"
 
 
 def binary() -> Path:
-    path = interop._binary()
+    path = binary_path()
     if not path.exists():
         interop._unavailable(f"no arculus-card binary at {path} (build it, or set ARCULUS_CARD)")
     return path
@@ -287,6 +286,12 @@ def card(make_card) -> CardTarget:
     target = make_card()
     target.set_pin()
     return target
+
+
+@pytest.fixture
+def sdk_binary() -> Path:
+    """The arculus-card binary (skips, or fails in CI, when it is missing)."""
+    return binary()
 
 
 @pytest.fixture

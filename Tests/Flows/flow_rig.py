@@ -43,6 +43,14 @@ from interop_support import EmulatorRootVerifier  # noqa: E402  (the Interop sui
 
 RP_ID = "example.com"
 SESSION_COOKIE = "FIDOSESSION"
+#: The PIN the flow tests give their cards.
+PIN = "123456"
+
+
+def binary_path() -> Path:
+    """The arculus-card binary: $ARCULUS_CARD, default .build/debug/arculus-card."""
+    path = Path(os.environ.get("ARCULUS_CARD", REPO / ".build" / "debug" / "arculus-card"))
+    return path if path.is_absolute() else REPO / path
 
 
 class _JSONHandler(BaseHTTPRequestHandler):

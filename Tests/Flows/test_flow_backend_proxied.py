@@ -8,7 +8,7 @@ import urllib.request
 
 from fido2.utils import websafe_encode
 
-from conftest import PIN
+from flow_rig import PIN
 
 
 def backend_args(backend, username, *extra):

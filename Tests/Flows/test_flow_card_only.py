@@ -9,7 +9,7 @@ import json
 from fido2.server import Fido2Server
 from fido2.utils import websafe_encode
 
-from conftest import PIN
+from flow_rig import PIN
 from flow_rig import challenge, decode
 from interop_support import EmulatorRootVerifier
 

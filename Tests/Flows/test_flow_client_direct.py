@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fido2.utils import websafe_encode
 
-from conftest import PIN
+from flow_rig import PIN
 
 
 def server_args(fido_server, *extra):

@@ -84,7 +84,7 @@ extension Authenticator {
         }
 
         if userPresent {
-            guard userPresence() else { throw .operationDenied }
+            guard isUserPresent() else { throw .operationDenied }
             // Only an assertion with user presence uses up the token (CTAP 2.1 §6.2.2 step 9);
             // platforms pre-flight allow lists with up=false and the same token.
             if pinUvAuthParam != nil { consumeTokenPermissions() }
@@ -133,7 +133,7 @@ extension Authenticator {
             let encrypted = input.pinProtocol.encrypt(key: input.sharedSecret, plaintext: output, iv: randomBytes(16))
             extensions = ["hmac-secret": .bytes(encrypted)]
         }
-        let authenticatorData = AuthenticatorData(rpIdHash: request.rpIdHash, flags: flags,
+        let authenticatorData = AuthenticatorData(rpIdHash: request.rpIdHash, flags: injectedFlags(flags),
                                                   signatureCounter: state.signatureCounter,
                                                   attestedCredential: nil, extensions: extensions).bytes
         let key = try signingKey(id: candidate.id, scalar: candidate.contents.privateKey)

@@ -78,7 +78,7 @@ extension Authenticator {
             }
         }
 
-        guard userPresence() else { throw .operationDenied }
+        guard isUserPresent() else { throw .operationDenied }
 
         var replaced: ResidentCredential?
         if residentKey {
@@ -107,7 +107,7 @@ extension Authenticator {
         var flags: AuthenticatorData.Flags = [.userPresent, .attestedCredentialData]
         if userVerified { flags.insert(.userVerified) }
         let authenticatorData = AuthenticatorData(
-            rpIdHash: rpIdHash, flags: flags, signatureCounter: state.signatureCounter,
+            rpIdHash: rpIdHash, flags: injectedFlags(flags), signatureCounter: state.signatureCounter,
             attestedCredential: .init(aaguid: aaguid, credentialId: credentialId, publicKey: privateKey.publicKey),
             extensions: extensionOutputs.count > 0 ? extensionOutputs : nil
         ).bytes

@@ -7,7 +7,7 @@ extension Authenticator {
         if let window = profile.resetWindowSeconds, clock() - volatile.poweredOnAt > window {
             throw .notAllowed
         }
-        guard userPresence() else { throw .operationDenied }
+        guard isUserPresent() else { throw .operationDenied }
         let masterSecret = randomBytes(32)
         try persist(.reset(masterSecret: masterSecret))
         let poweredOnAt = volatile.poweredOnAt

@@ -15,8 +15,10 @@ extension Authenticator {
     /// works with CTAP2 getAssertion and vice versa, as on a real dual-mode card. The attestation
     /// certificate and the signature counter are the CTAP2 ones.
     public func u2fRegister(challenge: [UInt8], application: [UInt8]) -> U2FResult {
+        _ = faultInjector?.commandWillStart(.u2fRegister, request: [])
+        defer { faultInjector?.commandDidEnd() }
         guard profile.supportsU2F, challenge.count == 32, application.count == 32 else { return .wrongData }
-        guard userPresence() else { return .conditionsNotSatisfied }
+        guard isUserPresent() else { return .conditionsNotSatisfied }
         let key = newPrivateKey()
         let contents = CredentialWrapper.Contents(privateKey: key.rawScalar, discoverable: false,
                                                   hmacSecret: false, credProtect: 1)
@@ -36,13 +38,15 @@ extension Authenticator {
     /// U2F AUTHENTICATE with control byte 0x03 (enforce user presence and sign), 0x07 (check
     /// only) or 0x08 (don't enforce user presence and sign).
     public func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8]) -> U2FResult {
+        _ = faultInjector?.commandWillStart(.u2fAuthenticate, request: [])
+        defer { faultInjector?.commandDidEnd() }
         guard profile.supportsU2F, challenge.count == 32, application.count == 32 else { return .wrongData }
         guard let contents = credential(id: keyHandle, rpIdHash: application) else { return .wrongData }
         switch control {
         case 0x07:
             return .conditionsNotSatisfied
         case 0x03:
-            guard userPresence() else { return .conditionsNotSatisfied }
+            guard isUserPresent() else { return .conditionsNotSatisfied }
         case 0x08:
             break
         default:
@@ -54,7 +58,7 @@ extension Authenticator {
               let key = try? signingKey(id: keyHandle, scalar: contents.privateKey) else {
             return .wrongData
         }
-        let userPresent: UInt8 = control == 0x03 ? 0x01 : 0x00
+        let userPresent: UInt8 = injectedFlags(control == 0x03 ? .userPresent : []).contains(.userPresent) ? 0x01 : 0x00
         let counter = state.signatureCounter
         let counterBytes: [UInt8] = [UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF),
                                      UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]

@@ -142,7 +142,7 @@ public final class CardImageFile: CardStorage {
         // compaction fails (no room or no permission for the temporary file): reporting an error
         // would tell the host "not done" about a change the card keeps. The next change retries.
         if journalLength > max(compactionThreshold, snapshotLength), let state {
-            try save(state)
+            try? save(state)
         }
     }
 

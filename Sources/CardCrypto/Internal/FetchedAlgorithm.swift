@@ -1,5 +1,6 @@
 /// An OpenSSL algorithm implementation fetched once from the default provider
-/// (`EVP_MD`, `EVP_MAC`, `EVP_KDF` or `EVP_CIPHER`), or a built-in `EC_GROUP`.
+/// (`EVP_MD`, `EVP_MAC`, `EVP_KDF` or `EVP_CIPHER`), or another object shared read-only (the
+/// P-256 `EC_GROUP`, the HMAC-SHA-256 context template).
 ///
 /// `@unchecked Sendable` is sound because a fetched algorithm is an immutable,
 /// reference-counted object that OpenSSL documents as shareable between

@@ -34,9 +34,8 @@ final class ServedCard {
     static let binary = packageRoot.appendingPathComponent(".build/debug/arculus-card")
 
     let profile: String
-    private let process = Process()
+    private var process: ChildProcess?
     private let folder: URL
-    private let output = Pipe()
 
     /// Starts the card and waits until pcscd sees it and it is this process's card (its
     /// getInfo AAGUID is the profile's), so that a stray card process on slot 1 is reported
@@ -49,14 +48,14 @@ final class ServedCard {
         self.profile = profile
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pcsc-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--slot", "\(VirtualReader.slot)", "--card", folder.appendingPathComponent("card.img").path,
-                             "--profile", profile]
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        let process = try ChildProcess(
+            executable: Self.binary.path,
+            arguments: ["serve", "--slot", "\(VirtualReader.slot)", "--card", folder.appendingPathComponent("card.img").path,
+                        "--profile", profile])
+        self.process = process
         let present = DispatchSemaphore(value: 0)
         let seen = Mutex("")
-        output.fileHandleForReading.readabilityHandler = { handle in
+        process.output.readabilityHandler = { handle in
             let chunk = String(decoding: handle.availableData, as: UTF8.self)
             let complete = seen.withLock { text in
                 text += chunk
@@ -67,7 +66,6 @@ final class ServedCard {
                 present.signal()
             }
         }
-        try process.run()
         do {
             // Until serve says the card is on the reader, it may not have its signal handlers
             // yet; stopping it earlier could go unnoticed.
@@ -89,17 +87,14 @@ final class ServedCard {
     /// Takes the card off the reader (SIGTERM) and waits until pcscd has seen it go, so that
     /// the next test's card is a new insertion.
     func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        let exitDeadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while process.isRunning && ContinuousClock.now < exitDeadline {
-            Thread.sleep(forTimeInterval: 0.02)
+        guard let process, process.isRunning else { return }
+        process.signal(SIGTERM)
+        if !process.waitForExit(timeout: .seconds(10)) {
+            Issue.record("arculus-card serve (pid \(process.pid)) ignored SIGTERM for 10 s; killed")
+            process.signal(SIGKILL)
+            _ = process.waitForExit(timeout: .seconds(5))
         }
-        if process.isRunning {
-            Issue.record("arculus-card serve (pid \(process.processIdentifier)) ignored SIGTERM for 10 s; killed")
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.output.readabilityHandler = nil
         guard let context = try? PCSCContext() else { return }
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))
         while ContinuousClock.now < deadline,

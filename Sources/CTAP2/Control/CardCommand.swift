@@ -1,0 +1,74 @@
+/// A command of the card as a test double names it: what a fault is scoped to, and what the
+/// authenticator reports to its ``AuthenticatorFaultInjector`` when a command starts.
+///
+/// CTAP2 commands are named by their command byte (CTAP 2.1 §6), so a byte this build does not
+/// implement can be named too; U2F REGISTER and AUTHENTICATE (FIDO U2F Raw Message Formats §4,
+/// §5) and the ISO 7816 SELECT of the FIDO applet are the other commands a card runs.
+public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
+    /// A CTAP2 command: its command byte (see ``CTAPCommand``).
+    case ctap(UInt8)
+    /// U2F REGISTER.
+    case u2fRegister
+    /// U2F AUTHENTICATE.
+    case u2fAuthenticate
+    /// SELECT of the FIDO applet.
+    case select
+
+    /// A CTAP2 command by its ``CTAPCommand`` value.
+    public static func ctap(_ command: CTAPCommand) -> CardCommand { .ctap(command.rawValue) }
+
+    /// Parses a command name: a CTAP command as written in Swift (`getAssertion`), in the
+    /// specification (`authenticatorGetAssertion`) or as its byte (`0x02`, `2`); `u2f-register`,
+    /// `u2f-authenticate` or `select`. Case-insensitive; nil for anything else.
+    public init?(name: String) {
+        let lowered = name.lowercased()
+        switch lowered {
+        case "u2f-register", "u2fregister", "register": self = .u2fRegister; return
+        case "u2f-authenticate", "u2fauthenticate", "authenticate": self = .u2fAuthenticate; return
+        case "select": self = .select; return
+        default: break
+        }
+        if let byte = Self.byte(lowered) {
+            self = .ctap(byte)
+            return
+        }
+        let bare = lowered.hasPrefix("authenticator") ? String(lowered.dropFirst("authenticator".count)) : lowered
+        guard let command = CTAPCommand.allCases.first(where: { "\($0)".lowercased() == bare }) else { return nil }
+        self = .ctap(command.rawValue)
+    }
+
+    /// The name ``init(name:)`` reads back: `getAssertion`, `0x42` for a byte without a name,
+    /// `u2f-register`, `u2f-authenticate`, `select`.
+    public var name: String {
+        switch self {
+        case .ctap(let byte):
+            if let command = CTAPCommand(rawValue: byte) { return "\(command)" }
+            return "0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+        case .u2fRegister: return "u2f-register"
+        case .u2fAuthenticate: return "u2f-authenticate"
+        case .select: return "select"
+        }
+    }
+
+    /// The specification's name: `authenticatorGetAssertion`, `U2F_REGISTER`, `SELECT`.
+    public var description: String {
+        switch self {
+        case .ctap(let byte): CTAPCommand(rawValue: byte)?.name ?? "CTAP command \(name)"
+        case .u2fRegister: "U2F_REGISTER"
+        case .u2fAuthenticate: "U2F_AUTHENTICATE"
+        case .select: "SELECT"
+        }
+    }
+
+    /// Whether this is a CTAP2 command (the only kind a CTAP status can answer).
+    public var isCTAP: Bool {
+        if case .ctap = self { return true }
+        return false
+    }
+
+    private static func byte(_ text: String) -> UInt8? {
+        if text.hasPrefix("0x") { return UInt8(text.dropFirst(2), radix: 16) }
+        guard !text.isEmpty, text.allSatisfy(\.isNumber) else { return nil }
+        return UInt8(text)
+    }
+}

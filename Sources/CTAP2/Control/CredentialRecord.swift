@@ -1,0 +1,43 @@
+import CardCrypto
+import Foundation
+
+/// A credential as a test reads it: its ID, whom it is for, and its public key, so a test can
+/// verify the card's signatures with nothing but this record.
+public struct CredentialRecord: Sendable, Equatable {
+    /// The credential ID the card hands out and recognises.
+    public var id: [UInt8]
+    /// The relying party ID.
+    public var rpId: String
+    /// The relying party's name (stored with discoverable credentials only).
+    public var rpName: String?
+    /// The user (a non-discoverable credential keeps only what the test passed when it was made).
+    public var user: CredentialUser
+    /// Whether the card stores it (resident) or only recognises its ID.
+    public var discoverable: Bool
+    /// The credential's public key (ES256).
+    public var publicKey: P256PublicKey
+    /// credProtect level 1...3.
+    public var credProtect: UInt8
+    /// Whether it answers the hmac-secret extension.
+    public var hmacSecret: Bool
+
+    /// A record of every field.
+    public init(id: [UInt8], rpId: String, rpName: String?, user: CredentialUser, discoverable: Bool,
+                publicKey: P256PublicKey, credProtect: UInt8, hmacSecret: Bool) {
+        self.id = id
+        self.rpId = rpId
+        self.rpName = rpName
+        self.user = user
+        self.discoverable = discoverable
+        self.publicKey = publicKey
+        self.credProtect = credProtect
+        self.hmacSecret = hmacSecret
+    }
+
+    /// The public key as a PEM `PUBLIC KEY` (SubjectPublicKeyInfo), the form most verifiers load.
+    public var publicKeyPEM: String {
+        let body = Data(publicKey.derSubjectPublicKeyInfo).base64EncodedString(
+            options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN PUBLIC KEY-----\n\(body)\n-----END PUBLIC KEY-----\n"
+    }
+}
