@@ -9,6 +9,11 @@ public struct CardRemovedError: Error, Equatable, Sendable, CustomStringConverti
     /// The command APDU that got no answer.
     public let command: [UInt8]
 
+    /// The error for `command`.
+    public init(command: [UInt8]) {
+        self.command = command
+    }
+
     public var description: String {
         "the card left the field: no response to the command \(Array(command.prefix(4)).hexString.uppercased())…"
     }

@@ -16,60 +16,61 @@ extension ArculusFido {
                              relyingParty: String, resetDevice: Bool = false,
                              registrationInfo: String? = nil) async throws(ArculusFidoError) -> String {
         let operation = "registerUser"
-        let session = try await tap(operation)
-        if resetDevice {
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                try CardOperations.reset(client, newPIN: pin, operation)
-            }
-        }
-        let http = HTTPExchange(timeout: fidoServer.timeout)
-        let begin = try await http.post(try fidoServer.url(fidoServer.registrationBeginEndpoint),
-                                        .object(["username": .string(username), "displayName": .string(displayName)]),
-                                        what: "\(operation) (registration begin)")
-        let options = try Self.serverOptions(begin, what: "the registration options", operation: operation)
-        guard let challenge = options["challenge"]?.stringValue else {
-            throw ArculusFidoError(.unknown, "\(operation): the server's registration options have no challenge")
-        }
-        let rpID = options["rp"]?["id"]?.stringValue ?? relyingParty
-        let rpName = options["rp"]?["name"]?.stringValue ?? rpID
-        let userHandle = options["user"]?["id"]?.stringValue.flatMap(Base64URL.decode) ?? CardOperations.userHandle(for: username)
-        let userName = options["user"]?["name"]?.stringValue ?? username
-        let userDisplayName = options["user"]?["displayName"]?.stringValue ?? displayName
-        let algorithms = options["pubKeyCredParams"]?.arrayValue?.compactMap { $0["alg"]?.intValue } ?? [COSEPublicKey.es256]
-        guard algorithms.contains(COSEPublicKey.es256) else {
-            throw ArculusFidoError(.unknown, "\(operation): the server accepts algorithms \(algorithms); the card signs with ES256 (-7) only")
-        }
-        let excluded = (options["excludeCredentials"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(Base64URL.decode) }
-            .map { CredentialDescriptor(id: $0) }
-        let clientData = try ClientDataJSON.create(challenge: challenge, origin: fidoServer.origin)
-
-        let result = try await session.perform { client, operation throws(ArculusFidoError) in
-            try CardOperations.register(
-                client, pin: pin, relyingParty: RelyingPartyEntity(id: rpID, name: rpName),
-                user: UserEntity(id: userHandle, name: userName, displayName: userDisplayName),
-                clientData: clientData, excludeList: excluded, operation)
-        }
-        guard case .object(var body) = CardResponseJSON.registration(result, clientData: clientData) else {
-            preconditionFailure("a registration response is an object")
-        }
-        body["username"] = .string(username)
-        if let registrationInfo { body["registrationInfo"] = .string(registrationInfo) }
-        let complete = try await http.post(try fidoServer.url(fidoServer.registrationCompleteEndpoint), .object(body),
-                                           what: "\(operation) (registration result)")
-        if let refusal = Self.refusal(complete) {
-            let credentialID = result.credentialID
-            var rollback = "; the new credential was deleted from the card again"
-            do {
+        return try await withCard(operation) { session throws(ArculusFidoError) -> String in
+            if resetDevice {
                 try await session.perform { client, operation throws(ArculusFidoError) in
-                    try CardOperations.delete(client, pin: pin, credentialID: credentialID, operation)
+                    try CardOperations.reset(client, newPIN: pin, operation)
                 }
-            } catch {
-                rollback = " (Warning: Credential may still exist on card - rollback failed: \(error))"
             }
-            throw ArculusFidoError(.unknown, "\(operation): the FIDO2 server refused the registration: \(refusal)" + rollback,
-                                   httpStatus: complete.status)
+            let http = HTTPExchange(timeout: fidoServer.timeout)
+            let begin = try await http.post(try fidoServer.url(fidoServer.registrationBeginEndpoint),
+                                            .object(["username": .string(username), "displayName": .string(displayName)]),
+                                            what: "\(operation) (registration begin)")
+            let options = try Self.serverOptions(begin, what: "the registration options", operation: operation)
+            guard let challenge = options["challenge"]?.stringValue else {
+                throw ArculusFidoError(.unknown, "\(operation): the server's registration options have no challenge")
+            }
+            let rpID = options["rp"]?["id"]?.stringValue ?? relyingParty
+            let rpName = options["rp"]?["name"]?.stringValue ?? rpID
+            let userHandle = options["user"]?["id"]?.stringValue.flatMap(Base64URL.decode) ?? CardOperations.userHandle(for: username)
+            let userName = options["user"]?["name"]?.stringValue ?? username
+            let userDisplayName = options["user"]?["displayName"]?.stringValue ?? displayName
+            let algorithms = options["pubKeyCredParams"]?.arrayValue?.compactMap { $0["alg"]?.intValue } ?? [COSEPublicKey.es256]
+            guard algorithms.contains(COSEPublicKey.es256) else {
+                throw ArculusFidoError(.unknown, "\(operation): the server accepts algorithms \(algorithms); the card signs with ES256 (-7) only")
+            }
+            let excluded = (options["excludeCredentials"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(Base64URL.decode) }
+                .map { CredentialDescriptor(id: $0) }
+            let clientData = try ClientDataJSON.create(challenge: challenge, origin: fidoServer.origin)
+
+            let result = try await session.perform { client, operation throws(ArculusFidoError) in
+                try CardOperations.register(
+                    client, pin: pin, relyingParty: RelyingPartyEntity(id: rpID, name: rpName),
+                    user: UserEntity(id: userHandle, name: userName, displayName: userDisplayName),
+                    clientData: clientData, excludeList: excluded, operation)
+            }
+            guard case .object(var body) = CardResponseJSON.registration(result, clientData: clientData) else {
+                preconditionFailure("a registration response is an object")
+            }
+            body["username"] = .string(username)
+            if let registrationInfo { body["registrationInfo"] = .string(registrationInfo) }
+            let complete = try await http.post(try fidoServer.url(fidoServer.registrationCompleteEndpoint), .object(body),
+                                               what: "\(operation) (registration result)")
+            if let refusal = Self.refusal(complete) {
+                let credentialID = result.credentialID
+                var rollback = "; the new credential was deleted from the card again"
+                do {
+                    try await session.perform { client, operation throws(ArculusFidoError) in
+                        try CardOperations.delete(client, pin: pin, credentialID: credentialID, operation)
+                    }
+                } catch {
+                    rollback = " (Warning: Credential may still exist on card - rollback failed: \(error))"
+                }
+                throw ArculusFidoError(.unknown, "\(operation): the FIDO2 server refused the registration: \(refusal)" + rollback,
+                                       httpStatus: complete.status)
+            }
+            return complete.text
         }
-        return complete.text
     }
 
     /// The client-direct authentication: taps the card, POSTs `{username, displayName}` to the
@@ -80,42 +81,43 @@ extension ArculusFido {
     public func authenticateUser(fidoServer: ArculusFidoServer, pin: String, username: String, displayName: String,
                                  relyingParty: String) async throws(ArculusFidoError) -> String {
         let operation = "authenticateUser"
-        let session = try await tap(operation)
-        let http = HTTPExchange(timeout: fidoServer.timeout)
-        let begin = try await http.post(try fidoServer.url(fidoServer.authorizationBeginEndpoint),
-                                        .object(["username": .string(username), "displayName": .string(displayName)]),
-                                        what: "\(operation) (authentication begin)")
-        if let refusal = Self.refusal(begin) {
-            let lowered = refusal.lowercased()
-            let unknownUser = begin.status == 404 || ["not found", "does not exist", "unknown user", "no such user", "not registered"]
-                .contains { lowered.contains($0) }
-            throw ArculusFidoError(unknownUser ? .userNotFound : .unknown,
-                                   "\(operation): the FIDO2 server refused to start an authentication for '\(username)': \(refusal)",
-                                   httpStatus: begin.status)
+        return try await withCard(operation) { session throws(ArculusFidoError) -> String in
+            let http = HTTPExchange(timeout: fidoServer.timeout)
+            let begin = try await http.post(try fidoServer.url(fidoServer.authorizationBeginEndpoint),
+                                            .object(["username": .string(username), "displayName": .string(displayName)]),
+                                            what: "\(operation) (authentication begin)")
+            if let refusal = Self.refusal(begin) {
+                let lowered = refusal.lowercased()
+                let unknownUser = begin.status == 404 || ["not found", "does not exist", "unknown user", "no such user", "not registered"]
+                    .contains { lowered.contains($0) }
+                throw ArculusFidoError(unknownUser ? .userNotFound : .unknown,
+                                       "\(operation): the FIDO2 server refused to start an authentication for '\(username)': \(refusal)",
+                                       httpStatus: begin.status)
+            }
+            let options = try Self.serverOptions(begin, what: "the authentication options", operation: operation)
+            guard let challenge = options["challenge"]?.stringValue else {
+                throw ArculusFidoError(.unknown, "\(operation): the server's authentication options have no challenge")
+            }
+            let rpID = options["rpId"]?.stringValue ?? relyingParty
+            let allowed = (options["allowCredentials"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(Base64URL.decode) }
+                .map { CredentialDescriptor(id: $0) }
+            let clientData = try ClientDataJSON.get(challenge: challenge, origin: fidoServer.origin)
+            let assertion = try await session.perform { client, operation throws(ArculusFidoError) in
+                try CardOperations.authenticate(client, pin: pin, rpID: rpID, clientDataHash: clientData.hash,
+                                                allowList: allowed, username: username, operation)
+            }
+            guard case .object(var body) = CardResponseJSON.authentication(assertion, clientData: clientData) else {
+                preconditionFailure("an authentication response is an object")
+            }
+            body["username"] = .string(username)
+            let complete = try await http.post(try fidoServer.url(fidoServer.authorizationCompleteEndpoint), .object(body),
+                                               what: "\(operation) (authentication result)")
+            if let refusal = Self.refusal(complete) {
+                throw ArculusFidoError(.unknown, "\(operation): the FIDO2 server refused the authentication: \(refusal)",
+                                       httpStatus: complete.status)
+            }
+            return complete.text
         }
-        let options = try Self.serverOptions(begin, what: "the authentication options", operation: operation)
-        guard let challenge = options["challenge"]?.stringValue else {
-            throw ArculusFidoError(.unknown, "\(operation): the server's authentication options have no challenge")
-        }
-        let rpID = options["rpId"]?.stringValue ?? relyingParty
-        let allowed = (options["allowCredentials"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(Base64URL.decode) }
-            .map { CredentialDescriptor(id: $0) }
-        let clientData = try ClientDataJSON.get(challenge: challenge, origin: fidoServer.origin)
-        let assertion = try await session.perform { client, operation throws(ArculusFidoError) in
-            try CardOperations.authenticate(client, pin: pin, rpID: rpID, clientDataHash: clientData.hash,
-                                            allowList: allowed, username: username, operation)
-        }
-        guard case .object(var body) = CardResponseJSON.authentication(assertion, clientData: clientData) else {
-            preconditionFailure("an authentication response is an object")
-        }
-        body["username"] = .string(username)
-        let complete = try await http.post(try fidoServer.url(fidoServer.authorizationCompleteEndpoint), .object(body),
-                                           what: "\(operation) (authentication result)")
-        if let refusal = Self.refusal(complete) {
-            throw ArculusFidoError(.unknown, "\(operation): the FIDO2 server refused the authentication: \(refusal)",
-                                   httpStatus: complete.status)
-        }
-        return complete.text
     }
 
     /// The options of a begin answer: the object itself, or its `publicKey` member (WebAuthn's

@@ -31,9 +31,19 @@ public final class ArculusFido: Sendable {
         self.card = card
     }
 
-    /// Opens a card session for `operation`.
-    func tap(_ operation: String) async throws(ArculusFidoError) -> CardSession {
-        try await CardSession.open(card, queue: cardQueue, operation: operation)
+    /// Runs `body` with one tap of the card for `operation`, and closes the session afterwards
+    /// whatever happened.
+    func withCard<T: Sendable>(_ operation: String,
+                               _ body: (CardSession) async throws(ArculusFidoError) -> T) async throws(ArculusFidoError) -> T {
+        let session = try await CardSession.open(card, queue: cardQueue, operation: operation)
+        do {
+            let value = try await body(session)
+            await session.close()
+            return value
+        } catch {
+            await session.close()
+            throw error
+        }
     }
 
     // MARK: - PIN
@@ -42,9 +52,10 @@ public final class ArculusFido: Sendable {
     /// getInfo). Returns a confirmation message.
     @discardableResult
     public func setPin(pin: String) async throws(ArculusFidoError) -> String {
-        let session = try await tap("setPin")
-        try await session.perform { client, operation throws(ArculusFidoError) in
-            try CardOperations.setPIN(client, pin, operation)
+        try await withCard("setPin") { session throws(ArculusFidoError) in
+            try await session.perform { client, operation throws(ArculusFidoError) in
+                try CardOperations.setPIN(client, pin, operation)
+            }
         }
         return "PIN set"
     }
@@ -52,9 +63,10 @@ public final class ArculusFido: Sendable {
     /// Changes the PIN. A wrong `oldPin` costs one of the card's PIN attempts (608).
     @discardableResult
     public func changePin(oldPin: String, newPin: String) async throws(ArculusFidoError) -> String {
-        let session = try await tap("changePin")
-        try await session.perform { client, operation throws(ArculusFidoError) in
-            try CardOperations.changePIN(client, from: oldPin, to: newPin, operation)
+        try await withCard("changePin") { session throws(ArculusFidoError) in
+            try await session.perform { client, operation throws(ArculusFidoError) in
+                try CardOperations.changePIN(client, from: oldPin, to: newPin, operation)
+            }
         }
         return "PIN changed"
     }
@@ -70,13 +82,14 @@ public final class ArculusFido: Sendable {
     public func registerCardOnly(pin: String, username: String, displayName: String, rpId: String,
                                  challenge: String, origin: String) async throws(ArculusFidoError) -> String {
         let clientData = try ClientDataJSON.create(challenge: challenge, origin: origin)
-        let session = try await tap("registerCardOnly")
-        let result = try await session.perform { client, operation throws(ArculusFidoError) in
-            try CardOperations.register(
-                client, pin: pin, relyingParty: RelyingPartyEntity(id: rpId, name: rpId),
-                user: UserEntity(id: CardOperations.userHandle(for: username), name: username,
-                                 displayName: displayName.isEmpty ? username : displayName),
-                clientData: clientData, operation)
+        let result = try await withCard("registerCardOnly") { session throws(ArculusFidoError) in
+            try await session.perform { client, operation throws(ArculusFidoError) in
+                try CardOperations.register(
+                    client, pin: pin, relyingParty: RelyingPartyEntity(id: rpId, name: rpId),
+                    user: UserEntity(id: CardOperations.userHandle(for: username), name: username,
+                                     displayName: displayName.isEmpty ? username : displayName),
+                    clientData: clientData, operation)
+            }
         }
         return CardResponseJSON.registration(result, clientData: clientData).text
     }
@@ -136,10 +149,11 @@ public final class ArculusFido: Sendable {
             descriptors.append(CredentialDescriptor(id: bytes))
         }
         let allowed = descriptors
-        let session = try await tap(operation)
-        let assertion = try await session.perform { client, operation throws(ArculusFidoError) in
-            try CardOperations.authenticate(client, pin: pin, rpID: rpId, clientDataHash: clientData.hash,
-                                            allowList: allowed, username: username, operation)
+        let assertion = try await withCard(operation) { session throws(ArculusFidoError) in
+            try await session.perform { client, operation throws(ArculusFidoError) in
+                try CardOperations.authenticate(client, pin: pin, rpID: rpId, clientDataHash: clientData.hash,
+                                                allowList: allowed, username: username, operation)
+            }
         }
         return CardResponseJSON.authentication(assertion, clientData: clientData).text
     }
@@ -153,18 +167,20 @@ public final class ArculusFido: Sendable {
         guard let id = Base64URL.decode(credentialId), !id.isEmpty else {
             throw ArculusFidoError(.unknown, "deleteCredentialByCredentialId: '\(credentialId)' is not a base64url credential ID")
         }
-        let session = try await tap("deleteCredentialByCredentialId")
-        try await session.perform { client, operation throws(ArculusFidoError) in
-            try CardOperations.delete(client, pin: pin, credentialID: id, operation)
+        try await withCard("deleteCredentialByCredentialId") { session throws(ArculusFidoError) in
+            try await session.perform { client, operation throws(ArculusFidoError) in
+                try CardOperations.delete(client, pin: pin, credentialID: id, operation)
+            }
         }
     }
 
     /// The discoverable credentials on the card (all, or those of `rpId`), through credential
     /// management.
     public func listCredentials(pin: String, rpId: String? = nil) async throws(ArculusFidoError) -> [CardCredential] {
-        let session = try await tap("listCredentials")
-        return try await session.perform { client, operation throws(ArculusFidoError) in
-            try CardOperations.list(client, pin: pin, rpID: rpId, operation).map(CardCredential.init)
+        try await withCard("listCredentials") { session throws(ArculusFidoError) in
+            try await session.perform { client, operation throws(ArculusFidoError) in
+                try CardOperations.list(client, pin: pin, rpID: rpId, operation).map(CardCredential.init)
+            }
         }
     }
 
@@ -172,21 +188,32 @@ public final class ArculusFido: Sendable {
     /// new PIN. Cards allow a reset only within seconds of being tapped (605 otherwise).
     @discardableResult
     public func resetDevice(pin: String) async throws(ArculusFidoError) -> String {
-        let session = try await tap("resetDevice")
-        try await session.perform { client, operation throws(ArculusFidoError) in
-            try CardOperations.reset(client, newPIN: pin, operation)
+        try await withCard("resetDevice") { session throws(ArculusFidoError) in
+            try await session.perform { client, operation throws(ArculusFidoError) in
+                try CardOperations.reset(client, newPIN: pin, operation)
+            }
         }
         return "card reset, PIN set"
     }
 
     /// What the card reports: getInfo and the PIN retry counter (nil without a PIN).
     public func cardInfo() async throws(ArculusFidoError) -> (info: AuthenticatorInfo, pinRetries: Int?) {
-        let session = try await tap("cardInfo")
-        return try await session.perform { client, operation throws(ArculusFidoError) in
-            let retries = client.info.isPINSet == true
-                ? try CardOperations.run(client, operation) { () throws(CTAPClientError) in try client.pinRetries().retries }
-                : nil
-            return (client.info, retries)
-        }
+        let (info, retries) = try await withCard("cardInfo") { session throws(ArculusFidoError) in
+            try await session.perform { client, operation throws(ArculusFidoError) -> CardInfoSnapshot in
+                let retries = client.info.isPINSet == true
+                    ? try CardOperations.run(client, operation) { () throws(CTAPClientError) in try client.pinRetries().retries }
+                    : nil
+                return CardInfoSnapshot(info: client.info, pinRetries: retries)
+            }
+        }.pair
+        return (info, retries)
     }
+}
+
+/// getInfo and the retry counter, as one Sendable value to carry off the card queue.
+private struct CardInfoSnapshot: Sendable {
+    let info: AuthenticatorInfo
+    let pinRetries: Int?
+
+    var pair: (AuthenticatorInfo, Int?) { (info, pinRetries) }
 }

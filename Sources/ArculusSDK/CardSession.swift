@@ -8,8 +8,8 @@ import Dispatch
 /// client happens on one serial queue; async callers await it. That invariant, kept by this type
 /// alone, is why it may be `@unchecked Sendable`.
 final class CardSession: @unchecked Sendable {
-    /// Only touched on `queue`.
-    private let client: CTAPClient
+    /// Only touched on `queue`; nil once closed.
+    private var client: CTAPClient?
     private let queue: DispatchQueue
     /// The SDK operation this tap serves, for messages.
     let operation: String
@@ -39,7 +39,21 @@ final class CardSession: @unchecked Sendable {
     /// Runs `body` with the card's client on the card queue.
     func perform<T: Sendable>(_ body: @escaping @Sendable (CTAPClient, String) throws(ArculusFidoError) -> T) async throws(ArculusFidoError) -> T {
         try await Self.onQueue(queue) { () throws(ArculusFidoError) -> T in
-            try body(self.client, self.operation)
+            guard let client = self.client else { preconditionFailure("\(self.operation) used its card session after closing it") }
+            return try body(client, self.operation)
+        }
+    }
+
+    /// Ends the tap: the client and its transport are released on the card queue before this
+    /// returns, so a reader connection is closed (`SCardDisconnect`, leaving the card as it is)
+    /// while the process still runs. Without this, a process that exits right after an
+    /// operation may leave pcscd to clean up its handle, which resets the card.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.client = nil
+                continuation.resume()
+            }
         }
     }
 

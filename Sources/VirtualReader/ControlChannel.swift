@@ -20,8 +20,8 @@ import Synchronization
 ///
 /// Threading: the channel's own thread reads requests; each one is handed to `executor`, which
 /// must run it where the card may be used — for a served card, ``VPCDBridge/perform(_:)``, so it
-/// runs on the bridge thread between two APDUs. An answer not produced within 10 s is a
-/// time-out error.
+/// runs on the bridge thread between two APDUs. An answer not produced within the request
+/// time-out (10 s by default) is a time-out error.
 public final class ControlChannel: @unchecked Sendable {
     // Sendability: the descriptors are set in init and closed by the channel thread after
     // `stop()`; the handler runs only through `executor`; `stopRequested` is atomic.
@@ -34,7 +34,7 @@ public final class ControlChannel: @unchecked Sendable {
     /// The longest request line accepted.
     public static let maximumLineLength = 64 * 1024
     /// How long a request may wait for the card.
-    public static let requestTimeout: Duration = .seconds(10)
+    public let requestTimeout: Duration
 
     private let handler: ControlChannelHandler
     private let executor: Executor
@@ -45,9 +45,11 @@ public final class ControlChannel: @unchecked Sendable {
     private var thread: pthread_t?
 
     /// Creates the socket at `path` (see the type's safety rules) and listens; ``start()`` serves it.
-    public init(path: String, handler: ControlChannelHandler, executor: @escaping Executor) throws(ControlChannelError) {
+    public init(path: String, handler: ControlChannelHandler, requestTimeout: Duration = .seconds(10),
+                executor: @escaping Executor) throws(ControlChannelError) {
         self.path = path
         self.handler = handler
+        self.requestTimeout = requestTimeout
         self.executor = executor
         guard var address = ControlChannelSocket.address(path) else {
             throw .socket("control socket path is too long for a Unix socket (at most 107 bytes): \(path)")
@@ -134,10 +136,11 @@ public final class ControlChannel: @unchecked Sendable {
     }
 
     /// The default control socket for the card served to `endpoint`:
-    /// `$XDG_RUNTIME_DIR/arculus-card-<slot>.sock` (slot = port − 35963) when that directory is
-    /// set, else `/tmp/arculus-card-<uid>-<port>.sock`.
-    public static func defaultPath(for endpoint: VPCDEndpoint) -> String {
-        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty {
+    /// `<runtimeDirectory>/arculus-card-<slot>.sock` (slot = port − 35963) when there is a runtime
+    /// directory (`$XDG_RUNTIME_DIR` by default), else `/tmp/arculus-card-<uid>-<port>.sock`.
+    public static func defaultPath(for endpoint: VPCDEndpoint,
+                                   runtimeDirectory: String? = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }) -> String {
+        if let runtime = runtimeDirectory, !runtime.isEmpty {
             let slot = Int(endpoint.port) - Int(VPCDEndpoint.basePort)
             let name = slot >= 0 ? "\(slot)" : "port-\(endpoint.port)"
             return runtime + "/arculus-card-\(name).sock"
@@ -269,7 +272,7 @@ public final class ControlChannel: @unchecked Sendable {
         executor {
             result.finish(handler.respond(to: line))
         }
-        guard let answer = result.wait(for: Self.requestTimeout) else {
+        guard let answer = result.wait(for: requestTimeout) else {
             return ControlChannelJSON.object(["ok": false, "error": .string(ControlChannelError.timedOut.description)]).jsonText
         }
         return answer

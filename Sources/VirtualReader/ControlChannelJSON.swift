@@ -7,7 +7,7 @@ import Foundation
 /// without a fraction. Objects are written with sorted keys, so answers are stable.
 public enum ControlChannelJSON: Hashable, Sendable, Codable, ExpressibleByDictionaryLiteral,
     ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, ExpressibleByArrayLiteral,
-    ExpressibleByNilLiteral, CustomStringConvertible {
+    ExpressibleByNilLiteral, ExpressibleByFloatLiteral, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(Double)
@@ -23,6 +23,7 @@ public enum ControlChannelJSON: Hashable, Sendable, Codable, ExpressibleByDictio
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
     public init(arrayLiteral elements: ControlChannelJSON...) { self = .array(elements) }
     public init(nilLiteral: ()) { self = .null }
+    public init(floatLiteral value: Double) { self = .number(value) }
 
     /// A number from an integer.
     public static func int<Integer: BinaryInteger>(_ value: Integer) -> ControlChannelJSON { .number(Double(value)) }

@@ -32,7 +32,14 @@ import Synchronization
 /// Threading: ``run()`` blocks the calling thread (or ``start()`` runs it on a thread of its
 /// own); the card and the trace hook are called only from that thread. ``stop()`` and
 /// ``removeAndTap(after:)`` may be called from any thread, even a signal handler: they store
-/// into atomics and write one byte to a pipe.
+/// into atomics and write one byte to a pipe. Other threads reach the card through
+/// ``perform(_:)``, which runs their work on the bridge thread between two APDUs (the control
+/// channel does); ``takeOffReader()`` and ``putOnReader()`` may be called from any thread.
+///
+/// A card whose `transmit` answers nothing (an empty response: it left the field mid-command,
+/// see ArculusCard's `FaultEffect.leaveField`) gets no answer sent: the bridge drops the
+/// connection and taps the card again after the delay it asked for with
+/// ``removeAndTap(after:)`` (1 s if it asked for none).
 public final class VPCDBridge: @unchecked Sendable {
     // Sendability: `card` and `trace` are used only on the bridge thread; the state other
     // threads touch is atomic (`stopRequested`, `tapDelayMilliseconds`) or the wake pipe.

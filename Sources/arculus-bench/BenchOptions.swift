@@ -26,7 +26,7 @@ struct BenchOptions {
     static let usage = """
         USAGE: arculus-bench [--quick] [--markdown] [--markdown-file FILE] [--rounds N] [--seconds S]
                              [--pcsc-seconds S] [--slot N] [--vpcd-port PORT] [--serve PATH] [--dir DIR] [--no-pcsc]
-                             [--only TEXT]
+                             [--only TEXT] [--storage memory|file]
                arculus-bench --responder PORT [--atr HEX] [--answer COMMANDHEX=RESPONSEHEX]...
 
         Measures the emulated card in this process (each CTAP operation beside the OpenSSL work it

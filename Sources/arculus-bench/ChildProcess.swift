@@ -4,6 +4,10 @@ import Glibc
 import Darwin
 #endif
 
+/// The pid of the child running now (0: none), for the signal handlers of
+/// `ChildProcess.stopChildrenOnSignals()`. Written only by the main thread.
+nonisolated(unsafe) private var runningChild: pid_t = 0
+
 /// A process the benchmark starts (a served card or the minimal responder) and always ends:
 /// SIGTERM, then SIGKILL after a grace period, only ever to its own pid.
 final class ChildProcess {
@@ -28,6 +32,18 @@ final class ChildProcess {
         }
         pid = child
         commandLine = ([path] + arguments).joined(separator: " ")
+        runningChild = child
+    }
+
+    /// If the benchmark is interrupted or killed (SIGINT, SIGTERM, SIGHUP), its child goes too:
+    /// a served card left behind would keep the vpcd slot for everyone else.
+    static func stopChildrenOnSignals() {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            signal(number) { number in
+                if runningChild > 0 { kill(runningChild, SIGTERM) }
+                _exit(128 + number)
+            }
+        }
     }
 
     deinit {
@@ -44,6 +60,7 @@ final class ChildProcess {
 
     /// SIGTERM, wait up to `grace` seconds, then SIGKILL; always reaps.
     func stop(grace: Double = 5) {
+        defer { if runningChild == pid { runningChild = 0 } }
         guard isRunning else { return }
         kill(pid, SIGTERM)
         let deadline = monotonicNanoseconds() + UInt64(grace * 1e9)

@@ -38,20 +38,6 @@ struct RoundPlan {
     /// Fewest operations in a round, however long they take.
     var minimumOperations: Int
 
-    /// One round: steps until the wall time is spent (and at least `minimumOperations` ran);
-    /// returns operations per second of timed time.
-    func runRound(_ workload: Workload, seconds: Double? = nil) throws -> Double {
-        let budget = UInt64((seconds ?? self.seconds) * 1e9)
-        let start = monotonicNanoseconds()
-        var operations = 0
-        var timedTotal: UInt64 = 0
-        while operations < minimumOperations || monotonicNanoseconds() - start < budget {
-            timedTotal += try workload.step()
-            operations += 1
-        }
-        return Double(operations) / (Double(max(timedTotal, 1)) / 1e9)
-    }
-
     /// Measures several workloads round-robin, finely: each round gives every workload
     /// `seconds` of wall time, served in slices of about 10 ms taken in turn, so that workloads
     /// compared with each other (an operation and its bound, two cards) see the same machine

@@ -39,6 +39,8 @@ struct PCSCSuite {
         /// Seconds from process start to card-present, per start.
         var serveStart: [Double] = []
         var responderStart: [Double] = []
+        /// Starts not counted because another process's card was in the reader meanwhile.
+        var contendedStarts = 0
         var getInfoBytes = 0
         var getAssertionBytes = 0
         var reader = ""
@@ -102,8 +104,11 @@ struct PCSCSuite {
         let serve = try ChildProcess(path: serveBinary, arguments: ["serve", "--profile", profilePath] + endpoint,
                                      logPath: logPath)
         defer { serve.stop() }
-        try waitPresent(context, process: serve, atr: serveATR)
-        results.serveStart.append(Double(monotonicNanoseconds() - start) / 1e9)
+        if try waitPresent(context, process: serve, atr: serveATR) {
+            results.serveStart.append(Double(monotonicNanoseconds() - start) / 1e9)
+        } else {
+            results.contendedStarts += 1
+        }
 
         let card = try connect(context)
         let exchange = ISO7816Exchange(card)
@@ -139,7 +144,7 @@ struct PCSCSuite {
         results.cardGetAssertion.append(try roundTrips(card, getAssertion))
         try? card.disconnect()
         serve.stop()
-        guard try waitEmpty(context, seconds: 5) else { throw BenchError("the card stayed on '\(reader)' after serve stopped") }
+        guard try waitGone(context, atr: serveATR, seconds: 5) else { throw BenchError("the card stayed on '\(reader)' after serve stopped") }
     }
 
     private func visitResponder(_ context: PCSCContext, _ results: inout Results, answers: [[UInt8]: [UInt8]],
@@ -150,8 +155,11 @@ struct PCSCSuite {
         let start = monotonicNanoseconds()
         let responder = try ChildProcess(path: ChildProcess.currentExecutable, arguments: arguments, logPath: logPath)
         defer { responder.stop() }
-        try waitPresent(context, process: responder, atr: responderATR)
-        results.responderStart.append(Double(monotonicNanoseconds() - start) / 1e9)
+        if try waitPresent(context, process: responder, atr: responderATR) {
+            results.responderStart.append(Double(monotonicNanoseconds() - start) / 1e9)
+        } else {
+            results.contendedStarts += 1
+        }
 
         let card = try connect(context)
         let selected = try card.transmit(Platform.select)
@@ -160,21 +168,26 @@ struct PCSCSuite {
         results.responderGetAssertion.append(try roundTrips(card, getAssertionAPDU))
         try? card.disconnect()
         responder.stop()
-        guard try waitEmpty(context, seconds: 5) else { throw BenchError("the responder stayed on '\(reader)' after it stopped") }
+        guard try waitGone(context, atr: responderATR, seconds: 5) else { throw BenchError("the responder stayed on '\(reader)' after it stopped") }
     }
 
-    /// One round: `apdu` again and again for the round's wall time; seconds per round trip.
+    /// One round: `apdu` again and again for the round's wall time; the median round trip in
+    /// seconds (the median, not the mean, so that the odd round trip during which another
+    /// process had the CPU does not count more than once).
     private func roundTrips(_ card: PCSCCard, _ apdu: [UInt8]) throws -> Double {
         _ = try card.transmit(apdu)
-        let workload = Workload(name: "round trip") {
+        var samples: [Double] = []
+        let budget = UInt64(plan.seconds * 1e9)
+        let start = monotonicNanoseconds()
+        while samples.count < plan.minimumOperations || monotonicNanoseconds() - start < budget {
             var response: [UInt8] = []
             let elapsed = try timed { response = try card.transmit(apdu) }
             guard response.suffix(2) == [0x90, 0x00], response.first == 0x00 else {
                 throw BenchError("a round trip answered \(response.hexString) instead of CTAP success + 9000")
             }
-            return elapsed
+            samples.append(Double(elapsed) / 1e9)
         }
-        return 1 / (try plan.runRound(workload))
+        return Samples.median(samples)
     }
 
     // MARK: - Reader state
@@ -199,14 +212,15 @@ struct PCSCSuite {
         }
     }
 
-    /// Until pcscd reports the card with `atr` in the reader (`SCardGetStatusChange`).
-    private func waitPresent(_ context: PCSCContext, process: ChildProcess, atr: [UInt8]) throws {
+    /// Until pcscd reports the card with `atr` in the reader (`SCardGetStatusChange`); false
+    /// when another process's card was there first (the wait then measured that card's stay).
+    private func waitPresent(_ context: PCSCContext, process: ChildProcess, atr: [UInt8]) throws -> Bool {
         let deadline = monotonicNanoseconds() + 10_000_000_000
         var foreign: [UInt8]?
         while monotonicNanoseconds() < deadline {
             if try context.waitForCardPresent(reader: reader, timeout: .milliseconds(250)) {
                 let present = try context.status(ofReaders: [reader]).first?.atr ?? []
-                if present == atr { return }
+                if present == atr { return foreign == nil }
                 foreign = present
                 usleep(20_000)
             }
@@ -225,6 +239,18 @@ struct PCSCSuite {
         var atr: [UInt8] = [0x3B, 0x80 | UInt8(historical.count), 0x80, 0x01] + historical
         atr.append(atr.dropFirst().reduce(0, ^))
         return atr
+    }
+
+    /// Until the card with `atr` has left the reader (it is empty or holds another card), at
+    /// most `seconds`.
+    private func waitGone(_ context: PCSCContext, atr: [UInt8], seconds: Double) throws -> Bool {
+        let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
+        while true {
+            guard let status = try context.status(ofReaders: [reader]).first else { return true }
+            if !status.isCardPresent || status.atr != atr { return true }
+            if monotonicNanoseconds() > deadline { return false }
+            usleep(10_000)
+        }
     }
 
     /// Until the reader is empty, at most `seconds`; false if it still holds a card.

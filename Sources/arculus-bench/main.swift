@@ -24,6 +24,7 @@ if arguments.contains("-h") || arguments.contains("--help") {
     exit(0)
 }
 
+ChildProcess.stopChildrenOnSignals()
 do {
     let options = try BenchOptions(arguments)
     var run = BenchRun(options: options)

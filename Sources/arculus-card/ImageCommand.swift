@@ -135,8 +135,7 @@ enum ImageCommand: Subcommand {
     private static func create(path: String, options: CommandLineOptions, specs: [String]) throws -> Int32 {
         var existing = stat()
         guard lstat(path, &existing) != 0 else {
-            Console.error("arculus-card image: \(path) already exists; change it with 'image pin', 'image credentials add' …, or delete it first")
-            return ExitStatus.failure
+            return fail("\(path) already exists; change it with 'image pin', 'image credentials add' …, or delete it first")
         }
         var profile = CardProfile.default
         if let name = options.value("--profile") {
@@ -161,8 +160,7 @@ enum ImageCommand: Subcommand {
         do {
             card = try VirtualCard(imageAt: path, profile: profile, entropy: entropy)
         } catch {
-            Console.error("arculus-card image: cannot create \(path): \(error)")
-            return ExitStatus.failure
+            return fail("cannot create \(path): \(error)")
         }
         let session = ImageSession(card: card)
         var credentials: [ControlChannelJSON] = []
@@ -174,8 +172,7 @@ enum ImageCommand: Subcommand {
         } catch {
             unlink(path)
             unlink(path + ".lock")
-            Console.error("arculus-card image: \(error); no image was created")
-            return ExitStatus.failure
+            return fail("\(error); no image was created")
         }
         let status = try session.run(["op": "status"])
         let summary: ControlChannelJSON = [
@@ -192,27 +189,29 @@ enum ImageCommand: Subcommand {
     private static func withImage(_ path: String, _ body: (ImageSession) throws -> ControlChannelJSON) throws -> Int32 {
         var existing = stat()
         guard lstat(path, &existing) == 0 else {
-            Console.error("arculus-card image: no card image at \(path) (make one with 'arculus-card image create --card \(path)')")
-            return ExitStatus.failure
+            return fail("no card image at \(path) (make one with 'arculus-card image create --card \(path)')")
         }
         let card: VirtualCard
         do {
             card = try VirtualCard(imageAt: path)
         } catch let error as CardImageError where error.reason == .locked {
-            Console.error("arculus-card image: \(error); to change a card while it is served, use 'arculus-card ctl'")
-            return ExitStatus.failure
+            return fail("\(error); to change a card while it is served, use 'arculus-card ctl'")
         } catch {
-            Console.error("arculus-card image: \(error)")
-            return ExitStatus.failure
+            return fail("\(error)")
         }
         do {
             Console.output(try body(ImageSession(card: card)).jsonText)
             return ExitStatus.success
         } catch {
-            Console.output(ControlChannelJSON.object(["ok": false, "error": .string("\(error)")]).jsonText)
-            Console.error("arculus-card image: \(error)")
-            return ExitStatus.failure
+            return fail("\(error)")
         }
+    }
+
+    /// A failure: `{"ok": false, "error": …}` on stdout, the message on stderr, status 1.
+    private static func fail(_ message: String) -> Int32 {
+        Console.output(ControlChannelJSON.object(["ok": false, "error": .string(message)]).jsonText)
+        Console.error("arculus-card image: \(message)")
+        return ExitStatus.failure
     }
 
     /// The control protocol, run straight on a card opened from its image.

@@ -408,7 +408,19 @@ private struct ReaderConnector: CardConnector {
                     throw CardTransportError.cardRemoved("no card on '\(reader)' after \(wait) s")
                 }
             }
-            let card = try context.connect(reader: reader)
+            // Another application's exclusive connection or transaction: wait for it a little,
+            // as PC/SC clients do, before calling the card unavailable.
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .milliseconds(Int64(max(wait, 2) * 1000)))
+            var card: PCSCCard
+            while true {
+                do {
+                    card = try context.connect(reader: reader)
+                    break
+                } catch where error.code == .sharingViolation && clock.now < deadline {
+                    usleep(50_000)
+                }
+            }
             try card.beginTransaction()
             return ReaderTransport(card: card)
         } catch let error as PCSCError {
@@ -429,6 +441,8 @@ private struct ReaderConnector: CardConnector {
             return .failed("pcscd has no reader '\(reader)'" + (known.isEmpty ? "" : "; it has '\(known)'"))
         case .noService, .serviceStopped:
             return .failed("pcscd is not running (\(error.code.name)); start it (e.g. 'pcscd') and retry")
+        case .sharingViolation:
+            return .failed("another application holds the card on '\(reader)' exclusively (\(error.code.name)); close it and retry")
         default:
             return .failed("\(error)")
         }

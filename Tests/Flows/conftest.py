@@ -153,9 +153,23 @@ class FlowServedCard(interop.ServedCard):
         _wait_state(self.reader, present=False, timeout=timeout, what="the card go")
 
     def wait_back(self, count: int, timeout: float = 15.0):
-        """Until the card is on the reader again (its `count`th time) and pcscd has seen it."""
+        """Until the card is on the reader again (its `count`th time), pcscd has seen it, and it
+        is this process's card (while it was off the reader, another card process could have
+        taken the slot)."""
         self.wait_present(count, timeout)
-        _wait_state(self.reader, present=True, timeout=timeout, what="the card")
+        try:
+            _wait_state(self.reader, present=True, timeout=timeout, what="the card")
+        except AssertionError as error:
+            raise AssertionError(f"{error} after it was tapped again; is another card process waiting for "
+                                 f"vpcd slot {self.slot}? (a stray 'arculus-card serve --slot {self.slot}')") from None
+        self.assert_ours()
+
+    def retap(self):
+        """SIGUSR1 with this card's --tap-delay, then back on the reader and checked to be ours."""
+        with self._present_lock:
+            before = self._present
+        self.process.send_signal(signal.SIGUSR1)
+        self.wait_back(before + 1)
 
 
 class CardTarget:

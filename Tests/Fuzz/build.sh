@@ -50,9 +50,9 @@ HARNESS="$ROOT/Tests/Fuzz/Harnesses"
 CARD_SUPPORT="$HARNESS/FuzzCards.swift $ROOT/Tests/RobustnessTests/Support/PlatformClient.swift"
 declare -A TARGET_FILES=(
     [cbor]="$HARNESS/FuzzSupport.swift $HARNESS/FuzzCBOR.swift"
-    [card]="$HARNESS/FuzzSupport.swift $CARD_SUPPORT $HARNESS/FuzzCard.swift $HARNESS/FuzzSeeds.swift"
+    [card]="$HARNESS/FuzzSupport.swift $CARD_SUPPORT $HARNESS/FuzzCard.swift $HARNESS/FuzzSeeds.swift $HARNESS/FuzzImageFormat.swift"
     [ctap2]="$HARNESS/FuzzSupport.swift $CARD_SUPPORT $HARNESS/FuzzCTAP2.swift"
-    [image]="$HARNESS/FuzzSupport.swift $HARNESS/FuzzImage.swift"
+    [image]="$HARNESS/FuzzSupport.swift $HARNESS/FuzzImageFormat.swift $HARNESS/FuzzImage.swift"
     [transcript]="$HARNESS/FuzzSupport.swift $HARNESS/FuzzTranscript.swift"
     [vpcd]="$HARNESS/FuzzSupport.swift $CARD_SUPPORT $HARNESS/FuzzVPCD.swift"
 )

@@ -54,7 +54,9 @@ public struct CardProfile: Codable, Sendable, Equatable {
     /// The 16 AAGUID bytes.
     public var aaguidBytes: [UInt8] {
         get throws(ProfileError) {
-            let hex = aaguid.replacingOccurrences(of: "-", with: "")
+            // Pure Swift: this runs for every getInfo and makeCredential, and Foundation's
+            // replacingOccurrences bridges through NSString (several µs).
+            let hex = aaguid.filter { $0 != "-" }
             guard let bytes = [UInt8](hex: hex), bytes.count == 16 else {
                 throw ProfileError.invalid(name, "aaguid \(aaguid) is not 16 hex bytes")
             }
@@ -65,7 +67,7 @@ public struct CardProfile: Codable, Sendable, Equatable {
     /// The ATR bytes.
     public var atrBytes: [UInt8] {
         get throws(ProfileError) {
-            guard let bytes = [UInt8](hex: atr.replacingOccurrences(of: " ", with: "")), !bytes.isEmpty,
+            guard let bytes = [UInt8](hex: atr.filter { $0 != " " }), !bytes.isEmpty,
                   bytes.count <= 33 else {
                 throw ProfileError.invalid(name, "atr \(atr) is not 1 to 33 hex bytes")
             }

@@ -97,3 +97,8 @@ func isNotApplicable(_ error: any Error) -> Bool {
     if case .notApplicable = error as? FaultError { return true }
     return false
 }
+
+extension PINState {
+    /// isSet, retries, signature counter, for comparisons.
+    var values: (isSet: Bool, retries: Int, counter: UInt32) { (isSet, retries, signatureCounter) }
+}

@@ -189,7 +189,7 @@ struct FaultInjectionTests {
         try card.injectFault(.failNextWrite)
         try card.setPIN("123456")
         try card.setSignatureCounter(5)
-        #expect(card.pinState == PINState(isSet: true, retries: 8, signatureCounter: 5))
+        #expect(card.pinState.values == (true, 8, 5))
         #expect(card.control.faults.count == 1)
     }
 

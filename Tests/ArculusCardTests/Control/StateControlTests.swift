@@ -9,7 +9,7 @@ struct StateControlTests {
         let card = try VirtualCard()
         try card.setPINRetries(5)
         try card.setPIN("123456")
-        #expect(card.pinState == PINState(isSet: true, retries: 8, signatureCounter: 0))
+        #expect(card.pinState.values == (true, 8, 0))
         #expect(card.authenticator.pinLength == 6)
         _ = try PlatformPINOne.token("123456", on: card)
         #expect(throws: TestFailure.self) { try PlatformPINOne.token("654321", on: card) }
@@ -195,7 +195,7 @@ struct StateControlTests {
             minted = try card.addCredential(rpId: "example.com", user: CredentialUser("bob"), discoverable: false)
         }
         let reopened = try VirtualCard(imageAt: path)
-        #expect(reopened.pinState == PINState(isSet: true, retries: 4, signatureCounter: 1000))
+        #expect(reopened.pinState.values == (true, 4, 1000))
         #expect(reopened.credentialRecords == records)
         let minted_ = try #require(minted)
         let assertion = try Assertion(reopened.send(.getAssertion, ControlAPDU.getAssertion(allow: minted_.id)))

@@ -165,12 +165,13 @@ struct SeedWriter {
         }
 
         // image: each baseline as a fresh image, and an image with journal records after it.
-        for baseline in FuzzBaseline.allCases {
-            try write("image", "baseline-\(baseline)", CardImageFile.encode(baseline.state))
-            written += 1
+        var images = FuzzBaseline.allCases.map { ("baseline-\($0)", CardImageFile.encode($0.state)) }
+        images.append(("with-journal", try imageWithJournal()))
+        for (name, image) in images {
+            try write("image", name, [0x00] + image)
+            try write("image", name + "-records", [0x01] + LengthPrefixedPieces.encode(checksumModePieces(of: image)))
+            written += 2
         }
-        try write("image", "with-journal", try imageWithJournal())
-        written += 1
         return written
     }
 
