@@ -13,16 +13,7 @@ cd "$(dirname "$0")"
 # Packages and pcscd, as serve.sh and test.sh do; without them only the pcscd rows are lost.
 ./setup.sh >&2 || echo "bench: setup.sh failed; the pcscd rows may be skipped" >&2
 
-build() {
-    # Another checkout step (or a half-written file in a shared tree) can fail a build for a
-    # moment: try again before giving up.
-    for attempt in 1 2 3; do
-        if swift build -c release --product "$1" >&2; then return 0; fi
-        [[ $attempt -lt 3 ]] && { echo "bench: building $1 failed, retrying in 15 s" >&2; sleep 15; }
-    done
-    return 1
-}
-build arculus-card
-build arculus-bench
+swift build -c release --product arculus-card >&2
+swift build -c release --product arculus-bench >&2
 bin="$(swift build -c release --show-bin-path)"
 exec "$bin/arculus-bench" --serve "$bin/arculus-card" --dir .build/bench "$@"

@@ -6,4 +6,7 @@ cd "$(dirname "$0")"
 ./setup.sh --tests
 swift build --build-tests
 swift test --skip-build
-ARCULUS_CARD="$(swift build --show-bin-path)/arculus-card" python3 -m pytest -v Tests/Interop
+export ARCULUS_CARD="$(swift build --show-bin-path)/arculus-card"
+# Two pytest runs: each folder has its own conftest.py.
+python3 -m pytest -v Tests/Interop
+python3 -m pytest -v Tests/Flows

@@ -412,15 +412,19 @@ private struct ReaderConnector: CardConnector {
             // as PC/SC clients do, before calling the card unavailable.
             let clock = ContinuousClock()
             let deadline = clock.now.advanced(by: .milliseconds(Int64(max(wait, 2) * 1000)))
-            var card: PCSCCard
-            while true {
+            func attempt() throws(PCSCError) -> PCSCCard? {
                 do {
-                    card = try context.connect(reader: reader)
-                    break
-                } catch where error.code == .sharingViolation && clock.now < deadline {
-                    usleep(50_000)
+                    return try context.connect(reader: reader)
+                } catch where error.code == .sharingViolation {
+                    return nil
                 }
             }
+            var connected = try attempt()
+            while connected == nil && clock.now < deadline {
+                usleep(50_000)
+                connected = try attempt()
+            }
+            guard let card = connected else { throw PCSCError(function: "SCardConnect", code: .sharingViolation) }
             try card.beginTransaction()
             return ReaderTransport(card: card)
         } catch let error as PCSCError {

@@ -396,3 +396,41 @@ def challenge() -> str:
 
 def decode(text: str) -> bytes:
     return websafe_decode(text)
+
+
+def main():
+    """`python3 Tests/Flows/flow_rig.py [--port N] [--backend-port N]`: the FIDO2 server and the
+    backend of the rig, standing alone until Ctrl-C, to try the flows by hand."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=0, help="FIDO2 server port (default: any free one)")
+    parser.add_argument("--backend-port", type=int, default=0, help="backend port (default: any free one)")
+    options = parser.parse_args()
+    server = FidoServer()
+    backend = Backend(server)
+    for app, port in ((server, options.port), (backend, options.backend_port)):
+        if port:
+            app.httpd.server_close()
+            app.httpd = ThreadingHTTPServer(("127.0.0.1", port), _JSONHandler)
+            app.httpd.daemon_threads = True
+            app.httpd.app = app
+            app.port = port
+            app.url = f"http://127.0.0.1:{port}"
+            app._thread = threading.Thread(target=app.httpd.serve_forever, daemon=True)
+    server.origin = server.url
+    server.start()
+    backend.start()
+    print(f"FIDO2 server  {server.url}  (RP ID {server.rp_id}; /fidoapi/certify/attestation|assertion/options|result)")
+    print(f"backend       {backend.url}  (POST /fido/register, /fido/authenticate)", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        backend.stop()
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

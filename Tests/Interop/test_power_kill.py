@@ -89,11 +89,14 @@ def foreign_cards(slot: int, own: set[int] = frozenset()) -> list[str]:
     by another suite keeps reconnecting and takes the slot whenever our card leaves it."""
     port = VPCD_BASE_PORT + slot
     found = []
+    network = os.readlink("/proc/self/ns/net")
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) in own or int(entry.name) == os.getpid():
             continue
         try:
             arguments = (entry / "cmdline").read_bytes().split(b"\0")
+            if os.readlink(entry / "ns" / "net") != network:
+                continue  # another network namespace: another pcscd's vpcd, not ours
         except OSError:
             continue
         words = [word.decode(errors="replace") for word in arguments if word]
