@@ -44,10 +44,18 @@ def worker(reader_name: str, seconds: float, seed: int, pin: str, out_path: str)
     from smartcard import scard
     from smartcard.System import readers
 
+    class SharingDevice(CtapPcscDevice):
+        """Shares the card and leaves it as it is on disconnect: with pyscard's default (unpower),
+        the first application to finish would reset the card under the others."""
+
+        def connect(self):
+            self._conn.connect(mode=scard.SCARD_SHARE_SHARED, disposition=scard.SCARD_LEAVE_CARD)
+            self._select()
+
     rng = random.Random(seed)
     reader = next(r for r in readers() if str(r) == reader_name)
     connection = reader.createConnection()
-    device = CtapPcscDevice(connection, reader_name)
+    device = SharingDevice(connection, reader_name)
     handle = getattr(connection, "component", connection).hcard
     ctap2 = Ctap2(device)
     operations, errors, kinds = 0, [], {}

@@ -80,6 +80,9 @@ def serve_double(request, pcsc_reader, tmp_path):
         control = tmp_path / "ctl.sock"
         generator = _serve(request, pcsc_reader, tmp_path, ["--control", str(control), *(serve_args or [])])
         served = next(generator)
+        # Finalizers run last-registered first: this one runs after the generator's teardown and
+        # stops the card if that teardown failed before stopping it (e.g. pcscd went away).
+        request.addfinalizer(lambda: served.process.poll() is None and served.stop())
         request.addfinalizer(lambda: next(generator, None))
         served.ctl = Ctl(binary, control)
         served.created = created
