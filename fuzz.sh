@@ -33,7 +33,7 @@ while [[ $# -gt 0 ]]; do
         --jobs) jobs="${2:?--jobs needs a number}"; shift 2 ;;
         --seeds) mode=seeds; shift ;;
         --reproduce) mode=reproduce; shift ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n "2,19p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac

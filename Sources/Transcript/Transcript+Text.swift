@@ -11,7 +11,10 @@ extension Transcript {
         // "\r\n" too: in a Swift String it is one Character, which "\n" never equals.
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            // Every carriage return before the line end goes: printed back before a "\n", one
+            // would read as part of a CRLF line end, and the text would not parse back the same.
+            var line = rawLine
+            while line.hasSuffix("\r") { line = line.dropLast() }
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             guard let marker = trimmed.first else { continue }
             if marker == "#" {
@@ -104,8 +107,11 @@ extension Transcript {
 }
 
 extension StringProtocol {
+    /// Without the spaces, tabs and carriage returns at either end (a carriage return kept at the
+    /// end of a field would be printed before a line end, changing the field when read back).
     func trimmed() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        return String(drop(while: blank).reversed().drop(while: blank).reversed())
     }
 
     func trimmingLeadingSpace() -> String {

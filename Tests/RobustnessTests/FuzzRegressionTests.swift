@@ -1,0 +1,48 @@
+import ArculusCard
+import Foundation
+import Testing
+import Transcript
+
+/// Inputs the fuzz targets (Tests/Fuzz, ./fuzz.sh) reported, kept as regression tests. Each input
+/// is also a `regression-*` seed in Fixtures/fuzz/<target>/.
+@Suite("Fuzz findings")
+struct FuzzRegressionTests {
+    /// Finding (`transcript` target, crash-8c0ab95c…): a carriage return at the end of a header
+    /// name or value, of a note or comment, or several before a line end, was kept by the parser;
+    /// printing put it before the "\n", where it reads as part of a CRLF line end, so the printed
+    /// transcript parsed back to a different one (header "mat=\r" came back as "mat=").
+    @Test("a transcript with stray carriage returns prints to text that parses back the same",
+          arguments: [
+              "@mat=\r \r\n@rro=\r\n@0\n",              // the fuzzer's input
+              "@[\0\r        \t",                       // the first one it found
+              "! power-on\n# a comment\r\r\r\n",
+              "@source someone\r\t\n! power-on\n",
+              "! power-on\n> 00A4040000  # a note\r \n< 9000\n",
+              "@profile arculus-fido21\r\r\n@image blank\r\n! power-on\r\n",
+          ])
+    func transcriptCarriageReturns(_ text: String) throws {
+        let transcript = try Transcript.parse(text)
+        let printed = transcript.text
+        var expected = transcript
+        if transcript.header("format") == nil {
+            expected.headers.insert(Transcript.Header("format", String(Transcript.formatVersion)), at: 0)
+        }
+        let reparsed = try Transcript.parse(printed)
+        #expect(reparsed == expected, "printed as \(printed.debugDescription)")
+        #expect(reparsed.text == printed)
+    }
+
+    /// The committed regression seeds still pass every target's checks in-process where they can.
+    @Test("the transcript regression seeds round-trip")
+    func transcriptSeeds() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/fuzz/transcript")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names where name.hasPrefix("regression-") {
+            let text = String(decoding: try Data(contentsOf: folder.appendingPathComponent(name)), as: UTF8.self)
+            guard let transcript = try? Transcript.parse(text) else { continue }
+            let printed = transcript.text
+            #expect(try Transcript.parse(printed).text == printed, "\(name)")
+        }
+    }
+}
