@@ -92,13 +92,15 @@ for target in "${targets[@]}"; do
     if [[ "$jobs" -gt 1 ]]; then args=(-fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 "${args[@]}"); fi
     status=0
     "$OUT/bin/fuzz-$target" "${args[@]}" >"$log" 2>&1 || status=$?
-    executions=$(grep -Eo 'stat::number_of_executed_units: [0-9]+' "$log" | awk '{s += $2} END {print s + 0}')
+    executions=$( (grep -Eo 'stat::number_of_executed_units: [0-9]+' "$log" || true) | awk '{s += $2} END {print s + 0}')
     if [[ "$executions" -eq 0 ]]; then
         # -fork mode prints no final stats: take the last progress line's count.
-        executions=$(grep -Eo '^#[0-9]+' "$log" | tail -1 | tr -d '#')
+        executions=$( (grep -Eo '^#[0-9]+' "$log" || true) | tail -1 | tr -d '#')
         executions=${executions:-0}
     fi
-    rate=$(( executions / seconds ))
+    # libFuzzer's own average (a run stops early at its first finding).
+    rate=$( (grep -Eo 'stat::average_exec_per_sec: +[0-9]+' "$log" || true) | awk '{s += $2} END {print s + 0}')
+    [[ "$rate" -gt 0 ]] || rate=$(( executions / seconds ))
     corpus_size=$(ls "$corpus" | wc -l)
     after=$(ls "$findings" | wc -l)
     new=$(( after - before ))

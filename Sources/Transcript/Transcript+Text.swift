@@ -19,7 +19,9 @@ extension Transcript {
             guard let marker = trimmed.first else { continue }
             if marker == "#" {
                 let comment = String(trimmed.dropFirst()).trimmingLeadingSpace()
-                if seenEntry {
+                // Kept once an entry is complete: one between the first `>` and its `<` would be
+                // printed before every entry, where comments are not kept.
+                if !transcript.entries.isEmpty {
                     transcript.entries.append(.comment(comment))
                     transcript.sourceLines.append(lineNumber)
                 }

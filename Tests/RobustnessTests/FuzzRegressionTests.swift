@@ -32,6 +32,18 @@ struct FuzzRegressionTests {
         #expect(reparsed.text == printed)
     }
 
+    /// Finding (`transcript` target, crash-2b5d4258…): a comment between the first `>` line and
+    /// its `<` was kept, before the exchange; printed, it came before every entry, where comments
+    /// are not kept, so the printed transcript parsed back without it.
+    @Test("a comment inside the first exchange is treated the same when the printed text is read back",
+          arguments: [
+              "> 00A4040000\n# between\n< 9000\n",
+              "@format 1\n# before\n> 00A4040000\n# between\n< 9000\n# after\n> 00C0000000\n# inside\n< 6985\n",
+          ])
+    func transcriptCommentInsideFirstExchange(_ text: String) throws {
+        try transcriptCarriageReturns(text)
+    }
+
     /// The committed regression seeds still pass every target's checks in-process where they can.
     @Test("the transcript regression seeds round-trip")
     func transcriptSeeds() throws {
