@@ -6,7 +6,13 @@ import PackageDescription
 let package = Package(
     name: "ArculusCardEmulator",
     products: [
+        // Every module a user is told to import (README); a dependent package can use only these.
         .library(name: "ArculusCard", targets: ["ArculusCard"]),
+        .library(name: "ArculusSDK", targets: ["ArculusSDK"]),
+        .library(name: "CTAPClient", targets: ["CTAPClient"]),
+        .library(name: "Transcript", targets: ["Transcript"]),
+        .library(name: "PCSC", targets: ["PCSC"]),
+        .library(name: "VirtualReader", targets: ["VirtualReader"]),
         .executable(name: "arculus-card", targets: ["arculus-card"]),
     ],
     targets: [
@@ -21,42 +27,44 @@ let package = Package(
             providers: [.apt(["libpcsclite-dev"])]
         ),
         .target(name: "CardCrypto", dependencies: ["COpenSSL"]),
-        .target(name: "PCSC", dependencies: ["CPCSCLite"]),
+        // The wire vocabulary: the specs' constants and names, shared by card side and host side.
+        .target(name: "FIDOWire"),
+        .target(name: "PCSC", dependencies: ["CPCSCLite", "FIDOWire"]),
         .target(name: "CBOR"),
-        .target(name: "CTAP2", dependencies: ["CBOR", "CardCrypto"]),
-        .target(name: "ISO7816"),
-        .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto"]),
-        .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto"]),
-        .target(name: "CTAPClient", dependencies: ["CBOR", "CardCrypto"]),
-        .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto"]),
-        .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR"]),
+        .target(name: "CTAP2", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
+        .target(name: "ISO7816", dependencies: ["FIDOWire"]),
+        .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire"]),
+        .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire"]),
+        .target(name: "CTAPClient", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
+        .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire"]),
+        .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "FIDOWire"]),
         .executableTarget(
             name: "arculus-card",
             dependencies: [
                 "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK",
-                "CTAP2", "ISO7816", "CBOR", "CardCrypto",
+                "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire",
             ]
         ),
         .executableTarget(
             name: "arculus-bench",
-            dependencies: ["ArculusCard", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "PCSC", "Transcript"]
+            dependencies: ["ArculusCard", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "PCSC", "Transcript", "FIDOWire"]
         ),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
-        .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "CBOR", "CardCrypto"]),
-        .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816"]),
-        .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto"]),
-        .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "CTAPClient", "ArculusCard", "PCSC", "CBOR", "CardCrypto"]),
-        .testTarget(name: "PCSCTests", dependencies: ["PCSC"]),
-        .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard"]),
-        .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816"]),
+        .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "CBOR", "CardCrypto", "FIDOWire"]),
+        .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire"]),
+        .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
+        .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "CTAPClient", "ArculusCard", "PCSC", "CBOR", "CardCrypto", "FIDOWire"]),
+        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire"]),
+        .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire"]),
         .testTarget(
             name: "RobustnessTests",
-            dependencies: ["ArculusCard", "VirtualReader", "Transcript", "CTAP2", "ISO7816", "CBOR", "CardCrypto"]
+            dependencies: ["ArculusCard", "VirtualReader", "Transcript", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire"]
         ),
         .testTarget(
             name: "ArculusCardTests",
-            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto"]
+            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire"]
         ),
     ]
 )

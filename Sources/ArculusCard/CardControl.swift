@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CTAP2
 import ISO7816
+import FIDOWire
 
 /// The test-double controls of one emulated card: injected faults and their log, simulated
 /// timing, and whether the card is in the field. Every ``VirtualCard`` has one

@@ -1,3 +1,4 @@
+import FIDOWire
 /// The card left the NFC field instead of answering (an injected ``FaultEffect/leaveField(away:)``
 /// fault, or a card that already left): there is no response, as a reader sees when the card
 /// vanishes mid-command. ``VirtualCard/exchange(_:)`` throws it; ``VirtualCard/transmit(_:)``

@@ -1,5 +1,6 @@
 import CTAP2
 import ISO7816
+import FIDOWire
 
 /// What an injected fault does to the command it hits.
 public enum FaultEffect: Hashable, Sendable, CustomStringConvertible {
@@ -68,8 +69,8 @@ public enum FaultEffect: Hashable, Sendable, CustomStringConvertible {
 
     /// A CTAP status byte with its specification name, e.g. `CTAP2_ERR_NO_CREDENTIALS (0x2E)`.
     static func statusName(_ byte: UInt8) -> String {
-        let hex = "0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-        return CTAPStatus(rawValue: byte).map { "\($0.name) (\(hex))" } ?? "status \(hex)"
+        let status = CTAPStatus(rawValue: byte)
+        return status.isDefined ? status.description : "status \(status.name)"
     }
 
     /// Why this effect can never happen in `command`, or nil when it can.

@@ -1,3 +1,4 @@
+import FIDOWire
 /// Which commands a fault applies to: every command, or one.
 ///
 /// "Every command" means the commands a card runs — SELECT, each CTAP2 message, U2F REGISTER

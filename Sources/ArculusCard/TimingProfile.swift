@@ -1,5 +1,6 @@
 import CBOR
 import CTAP2
+import FIDOWire
 
 /// How long the emulated card takes, roughly as a physical contactless smart card does, so that
 /// clients' timeouts, keepalive handling and progress UI run as they would with a real card.

@@ -1,6 +1,7 @@
 @_exported import CBOR
 @_exported import CTAP2
 @_exported import ISO7816
+import FIDOWire
 
 /// An emulated Arculus FIDO2 card: a profile, its non-volatile memory and the ISO 7816 front.
 ///
@@ -8,7 +9,7 @@
 /// ```swift
 /// let card = try VirtualCard()                                   // blank FIDO 2.1 card in memory
 /// let info = card.send(.getInfo)                                 // typed CTAP2
-/// let raw = card.transmit([0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID)  // APDUs
+/// let raw = card.transmit([0x00, 0xA4, 0x04, 0x00, 0x08] + NFCBinding.fidoAID)  // APDUs
 /// card.powerOff(); card.powerOn()                                // take it off the reader and tap again
 /// ```
 /// Not thread-safe; use one card from one thread at a time.

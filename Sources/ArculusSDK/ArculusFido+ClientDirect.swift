@@ -1,4 +1,5 @@
 import CTAPClient
+import FIDOWire
 
 extension ArculusFido {
     /// The client-direct registration: the app talks to the FIDO2 server itself.

@@ -1,4 +1,5 @@
 import CTAPClient
+import FIDOWire
 
 extension ArculusFidoError {
     /// The SDK error for a client error during `operation` (e.g. "registerCardOnly").
@@ -82,7 +83,7 @@ extension ArculusFidoError {
         }
     }
 
-    private static func resetMessage(_ status: CTAPStatusCode) -> String {
+    private static func resetMessage(_ status: CTAPStatus) -> String {
         switch status {
         case .notAllowed:
             "the card allows a reset only within seconds of being tapped (\(status.name)); take it off the reader, tap it again and reset at once"

@@ -1,4 +1,5 @@
 import CTAPClient
+import FIDOWire
 
 /// An SDK operation that failed: the vendor SDK's code and a message a person can act on, plus
 /// what the card or server said when there is something to say.
@@ -12,14 +13,14 @@ public struct ArculusFidoError: Error, Equatable, Sendable, CustomStringConverti
     /// What went wrong and what to do about it.
     public let message: String
     /// The CTAP status the card answered, when the card refused something.
-    public let ctapStatus: CTAPStatusCode?
+    public let ctapStatus: CTAPStatus?
     /// PIN attempts left, when the error concerns the PIN.
     public let pinRetries: Int?
     /// The HTTP status of a server answer, when a server refused something.
     public let httpStatus: Int?
 
     /// An error with `code` and `message`, and what the card or server said.
-    public init(_ code: ArculusFidoErrorCode, _ message: String, ctapStatus: CTAPStatusCode? = nil,
+    public init(_ code: ArculusFidoErrorCode, _ message: String, ctapStatus: CTAPStatus? = nil,
                 pinRetries: Int? = nil, httpStatus: Int? = nil) {
         self.code = code
         self.message = message

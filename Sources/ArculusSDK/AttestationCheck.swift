@@ -1,6 +1,7 @@
 import CBOR
 import CTAPClient
 import CardCrypto
+import FIDOWire
 
 /// The platform's sanity check of what the card signed, before anything goes to a server: the
 /// RP ID hash is the one asked for, and the attestation signature verifies (packed with a

@@ -1,6 +1,7 @@
 import CBOR
 import CTAPClient
 import CardCrypto
+import FIDOWire
 
 /// The card steps of the SDK operations, on an open client (run on the card queue). Each maps
 /// client errors to the vendor codes, reading the PIN retry counter when a PIN was refused so the

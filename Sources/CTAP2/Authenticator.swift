@@ -1,5 +1,6 @@
 import CBOR
 import CardCrypto
+import FIDOWire
 
 /// The CTAP 2.1 authenticator of the emulated card: command dispatch, non-volatile state
 /// (through a `CardStorage`) and the volatile state a card loses when it leaves the NFC field.

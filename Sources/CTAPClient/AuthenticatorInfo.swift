@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// What authenticatorGetInfo reports (CTAP 2.1 §6.4), as far as a platform acts on it.
 public struct AuthenticatorInfo: Equatable, Sendable {
@@ -62,7 +63,7 @@ public struct AuthenticatorInfo: Equatable, Sendable {
 
     /// The credential management command this card takes: `0x0A` (option `credMgmt`), the
     /// FIDO_2_1_PRE `0x41` (option `credentialMgmtPreview`), or nil.
-    public var credentialManagementCommand: CTAPCommandCode? {
+    public var credentialManagementCommand: CTAPCommand? {
         if options["credMgmt"] == true { return .credentialManagement }
         if options["credentialMgmtPreview"] == true { return .credentialManagementPreview }
         return nil

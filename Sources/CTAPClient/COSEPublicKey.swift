@@ -1,5 +1,6 @@
 import CBOR
 import CardCrypto
+import FIDOWire
 
 /// A P-256 public key as a COSE_Key (RFC 9053 §7.1.1, CTAP 2.1 §6.5.6): what the card sends as its
 /// key agreement key and in attested credential data, and what the platform sends back.

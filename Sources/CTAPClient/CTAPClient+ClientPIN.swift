@@ -1,26 +1,6 @@
 import CBOR
 import CardCrypto
-
-/// authenticatorClientPIN subcommands (CTAP 2.1 §6.5.5).
-enum ClientPINSubcommand: Int, CustomStringConvertible {
-    case getPINRetries = 0x01
-    case getKeyAgreement = 0x02
-    case setPIN = 0x03
-    case changePIN = 0x04
-    case getPINToken = 0x05
-    case getPinUvAuthTokenUsingPinWithPermissions = 0x09
-
-    var description: String {
-        switch self {
-        case .getPINRetries: "getPINRetries"
-        case .getKeyAgreement: "getKeyAgreement"
-        case .setPIN: "setPIN"
-        case .changePIN: "changePIN"
-        case .getPINToken: "getPinToken"
-        case .getPinUvAuthTokenUsingPinWithPermissions: "getPinUvAuthTokenUsingPinWithPermissions"
-        }
-    }
-}
+import FIDOWire
 
 extension CTAPClient {
     /// The PIN retry counter (getPINRetries, CTAP 2.1 §6.5.5.2): attempts left before the PIN
@@ -108,7 +88,7 @@ extension CTAPClient {
             guard permissions.isSubset(of: [.makeCredential, .getAssertion]) else {
                 throw .unsupported("the card has no pinUvAuthToken option, so its PIN token allows makeCredential and getAssertion only")
             }
-            subcommand = .getPINToken
+            subcommand = .getPinToken
             granted = [.makeCredential, .getAssertion]
         }
         parameters[.int(0x02)] = .int(subcommand.rawValue)

@@ -1,26 +1,6 @@
 import CBOR
 import CardCrypto
-
-/// authenticatorCredentialManagement subcommands (CTAP 2.1 §6.8).
-enum CredentialManagementSubcommand: Int, CustomStringConvertible {
-    case getCredsMetadata = 0x01
-    case enumerateRPsBegin = 0x02
-    case enumerateRPsGetNextRP = 0x03
-    case enumerateCredentialsBegin = 0x04
-    case enumerateCredentialsGetNextCredential = 0x05
-    case deleteCredential = 0x06
-
-    var description: String {
-        switch self {
-        case .getCredsMetadata: "getCredsMetadata"
-        case .enumerateRPsBegin: "enumerateRPsBegin"
-        case .enumerateRPsGetNextRP: "enumerateRPsGetNextRP"
-        case .enumerateCredentialsBegin: "enumerateCredentialsBegin"
-        case .enumerateCredentialsGetNextCredential: "enumerateCredentialsGetNextCredential"
-        case .deleteCredential: "deleteCredential"
-        }
-    }
-}
+import FIDOWire
 
 extension CTAPClient {
     /// How many discoverable credentials the card holds and how many more fit (getCredsMetadata).

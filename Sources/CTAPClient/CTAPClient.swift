@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// A host-side CTAP 2.1 client for an NFC card: the platform of CTAP 2.1, over any
 /// ``CardTransport``.
@@ -43,8 +44,8 @@ public final class CTAPClient {
     }
 
     private static func readInfo(_ channel: NFCCTAPChannel) throws(CTAPClientError) -> AuthenticatorInfo {
-        let response = try channel.sendCTAPMessage([CTAPCommandCode.getInfo.rawValue])
-        let status = CTAPStatusCode(rawValue: response[0])
+        let response = try channel.sendCTAPMessage([CTAPCommand.getInfo.rawValue])
+        let status = CTAPStatus(rawValue: response[0])
         guard status == .ok else { throw .ctap(CTAPError(status: status, command: .getInfo)) }
         return try AuthenticatorInfo(try decodeBody(response, command: .getInfo))
     }
@@ -69,18 +70,18 @@ public final class CTAPClient {
     ///
     /// - Parameter subcommand: named in the error if the card refuses.
     /// - Throws: ``CTAPClientError/ctap(_:)`` for any status other than `CTAP2_OK`.
-    public func send(_ command: CTAPCommandCode, _ parameters: CBORMap? = nil,
+    public func send(_ command: CTAPCommand, _ parameters: CBORMap? = nil,
                      subcommand: String? = nil) throws(CTAPClientError) -> CBORMap {
         var message = [command.rawValue]
         if let parameters { message += CBOREncoder.encode(.map(parameters)) }
         let response = try channel.sendCTAPMessage(message)
-        let status = CTAPStatusCode(rawValue: response[0])
+        let status = CTAPStatus(rawValue: response[0])
         guard status == .ok else { throw .ctap(CTAPError(status: status, command: command, subcommand: subcommand)) }
         guard response.count > 1 else { return CBORMap() }
         return try Self.decodeBody(response, command: command)
     }
 
-    private static func decodeBody(_ response: [UInt8], command: CTAPCommandCode) throws(CTAPClientError) -> CBORMap {
+    private static func decodeBody(_ response: [UInt8], command: CTAPCommand) throws(CTAPClientError) -> CBORMap {
         let body: CBORValue
         do {
             body = try CBORDecoder.decode(response[1...])

@@ -1,3 +1,4 @@
+import FIDOWire
 /// Why a ``CTAPClient`` operation failed.
 public enum CTAPClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The transport could not reach the card (``CardTransportError/cardRemoved(_:)`` when it
@@ -28,7 +29,7 @@ public enum CTAPClientError: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     /// The CTAP status, when the card answered one.
-    public var ctapStatus: CTAPStatusCode? {
+    public var ctapStatus: CTAPStatus? {
         if case .ctap(let error) = self { return error.status }
         return nil
     }

@@ -1,3 +1,4 @@
+import FIDOWire
 /// A CTAP command the card answered with an error status (CTAP 2.1 §8.2): which command (and
 /// subcommand), the status byte and its name.
 ///
@@ -6,14 +7,14 @@
 /// ```
 public struct CTAPError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The status the card answered.
-    public let status: CTAPStatusCode
+    public let status: CTAPStatus
     /// The command that was answered.
-    public let command: CTAPCommandCode
+    public let command: CTAPCommand
     /// The subcommand, when the command has them (clientPIN, credentialManagement), by name.
     public let subcommand: String?
 
     /// An error answer `status` to `command`.
-    public init(status: CTAPStatusCode, command: CTAPCommandCode, subcommand: String? = nil) {
+    public init(status: CTAPStatus, command: CTAPCommand, subcommand: String? = nil) {
         self.status = status
         self.command = command
         self.subcommand = subcommand

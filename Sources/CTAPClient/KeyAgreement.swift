@@ -1,4 +1,5 @@
 import CardCrypto
+import FIDOWire
 
 /// The ECDH step both PIN/UV auth protocols share (CTAP 2.1 §6.5.6 `ecdh`).
 enum KeyAgreement {

@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// The parameters of authenticatorMakeCredential (CTAP 2.1 §6.1) a platform chooses.
 public struct MakeCredentialRequest: Sendable {

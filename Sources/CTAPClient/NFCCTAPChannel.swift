@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FIDOWire
 
 /// The platform end of the FIDO NFC binding (CTAP 2.1 §11.3): ISO 7816-4 APDUs over any
 /// ``CardTransport``.
@@ -19,9 +20,6 @@ import Darwin
 ///
 /// Short APDUs only, so the exchange works on every reader (and on every PC/SC driver).
 public struct NFCCTAPChannel {
-    /// The FIDO applet's AID (CTAP 2.1 §11.3.3).
-    public static let fidoAID: [UInt8] = [0xA0, 0x00, 0x00, 0x06, 0x47, 0x2F, 0x00, 0x01]
-
     /// Where the APDUs go.
     public let transport: any CardTransport
     /// The largest data field of one command APDU (a short APDU carries at most 255).
@@ -41,7 +39,7 @@ public struct NFCCTAPChannel {
     /// Selects the FIDO applet and returns its answer (`FIDO_2_0`, or `U2F_V2` for a U2F-only
     /// card).
     public func selectFIDOApplet() throws(CTAPClientError) -> String {
-        let (data, word) = try exchange([0x00, 0xA4, 0x04, 0x00, UInt8(Self.fidoAID.count)] + Self.fidoAID + [0x00])
+        let (data, word) = try exchange(NFCBinding.selectFIDOApplet)
         guard word == 0x9000 else { throw .appletNotFound(statusWord: word) }
         return String(decoding: data, as: UTF8.self)
     }

@@ -1,3 +1,4 @@
+import FIDOWire
 /// A stand-in card that answers from a transcript: each expected command APDU with the response
 /// to give. Lets a test drive the client against exact bytes (a card's recorded answers, or a
 /// misbehaving card) without any card at all.

@@ -1,3 +1,4 @@
+import FIDOWire
 /// The card front: what a reader talks to over ISO/IEC 14443-4 (NFC), i.e. ISO/IEC 7816-4
 /// APDUs carrying the FIDO NFC binding (CTAP 2.1 §11.3, FIDO U2F NFC protocol).
 ///
@@ -28,9 +29,6 @@
 ///
 /// All state here is volatile (RAM of the card): ``powerOn()`` and ``powerOff()`` clear it.
 public final class CardFront {
-    /// The FIDO applet's AID (CTAP 2.1 §11.3.3).
-    public static let fidoAID: [UInt8] = [0xA0, 0x00, 0x00, 0x06, 0x47, 0x2F, 0x00, 0x01]
-
     /// Largest assembled data buffered for a chained command other than NFCCTAP_MSG, unless
     /// the applet's maxMsgSize is larger.
     static let minimumChainLimit = 7609
@@ -194,7 +192,7 @@ public final class CardFront {
         switch instruction {
         case .select:
             guard !data.isEmpty else { return ResponseAPDU(statusWord: .wrongLength) }
-            guard data == Self.fidoAID else {
+            guard data == NFCBinding.fidoAID else {
                 state.isSelected = false
                 return ResponseAPDU(statusWord: .fileNotFound)
             }

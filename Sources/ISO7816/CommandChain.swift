@@ -1,3 +1,4 @@
+import FIDOWire
 /// The pieces of a chained command collected so far (ISO/IEC 7816-4 §5.1.1.1).
 ///
 /// The buffer is bounded: once the assembled data would exceed `limit` the pieces are

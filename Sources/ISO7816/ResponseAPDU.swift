@@ -1,3 +1,4 @@
+import FIDOWire
 /// A response APDU (ISO/IEC 7816-4 §5.1.3): response data followed by SW1 SW2.
 public struct ResponseAPDU: Hashable, Sendable {
     /// The response data field (possibly empty).

@@ -1,3 +1,4 @@
+import FIDOWire
 /// The result of a U2F (CTAP1) operation as the applet reports it to the card front.
 ///
 /// U2F reports errors as ISO 7816 status words (FIDO U2F Raw Message Formats §3.3), so a

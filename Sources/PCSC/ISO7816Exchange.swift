@@ -1,3 +1,5 @@
+import FIDOWire
+
 /// The ISO 7816-4 response handling a PC/SC client does itself, above `SCardTransmit`
 /// (ISO/IEC 7816-4 §5.1.3 and §5.6):
 ///
@@ -121,9 +123,6 @@ public enum ISO7816ExchangeError: Error, Equatable, Sendable, CustomStringConver
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.isEmpty ? "nothing" : bytes.map { byte in
-            let digits = String(byte, radix: 16, uppercase: true)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
+        bytes.isEmpty ? "nothing" : Hex.string(bytes)
     }
 }

@@ -1,5 +1,6 @@
 import CBOR
 import CardCrypto
+import FIDOWire
 
 /// Authenticator data (WebAuthn §6.1) taken apart for comparison: rpIdHash, flags,
 /// signCount, the attested credential (aaguid, credentialId, credentialPublicKey) and the

@@ -1,5 +1,6 @@
 import CBOR
 import CTAP2
+import FIDOWire
 
 /// Diagnostic notation for reports: byte strings longer than a limit show their first bytes
 /// and their length, so a report with a certificate in it stays readable.

@@ -1,4 +1,5 @@
 import ISO7816
+import FIDOWire
 
 /// Sends one logical message to a card the way the recorded host did, and follows the card's
 /// answers the way a host must.

@@ -1,4 +1,5 @@
 import CTAP2
+import FIDOWire
 
 extension Transcript {
     /// Turns a `pcsc-spy` log of a PC/SC application into a transcript of what its card saw.
@@ -132,7 +133,7 @@ private struct SpyCall {
                 throw TranscriptError(line: line, message: "\(name): not a hexdump line (offset, then hex bytes)")
             }
             guard offset == bytes.count else {
-                throw TranscriptError(line: line, message: "\(name): hexdump offset \(String(characters[0..<4])) where \(hex4(bytes.count)) was expected")
+                throw TranscriptError(line: line, message: "\(name): hexdump offset \(String(characters[0..<4])) where \(Hex.word(UInt16(truncatingIfNeeded: bytes.count))) was expected")
             }
             let columns = characters[5..<min(characters.count, 5 + 47)]
             var lineBytes: [UInt8] = []
@@ -150,10 +151,6 @@ private struct SpyCall {
         return bytes
     }
 
-    private static func hex4(_ value: Int) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
 }
 
 /// The calls of a pcsc-spy log, in the order they were made, and the readers they connected to.

@@ -1,6 +1,7 @@
 import CBOR
 import CTAP2
 import ISO7816
+import FIDOWire
 
 /// The stand-in's applet: the expected requests and how far the host got.
 final class StandInApplet: FIDOApplet {
@@ -71,7 +72,7 @@ final class StandInApplet: FIDOApplet {
     func powerOff() {}
 
     private func u2f(_ instruction: FIDOInstruction, p1: UInt8?, data: [UInt8]) -> U2FOutcome {
-        let received = p1.flatMap { CTAPNames.u2fControlNames[$0].map { "\(instruction.name) (\($0))" } } ?? instruction.name
+        let received = p1.flatMap { CTAPNames.u2fControlName($0).map { "\(instruction.name) (\($0))" } } ?? instruction.name
         let rendered = data.hexString.uppercased()
         guard let expected = next() else {
             report(nil, received: received, difference: nil, request: rendered, answer: "6F00")

@@ -1,5 +1,6 @@
 import CBOR
 import ISO7816
+import FIDOWire
 
 /// The stand-in's matching rule (see ``TranscriptStandIn``): a host's request against the
 /// recorded one, equal except for the fields a host draws at random.
@@ -37,8 +38,8 @@ enum StandInMatcher {
     static func compare(u2f instruction: FIDOInstruction, p1: UInt8?, data: [UInt8], recordedP1: UInt8,
                         recorded: [UInt8]) -> FieldDifference? {
         if let p1, p1 != recordedP1 {
-            return FieldDifference(path: FieldPath("request.control"), expected: CTAPNames.u2fControlNames[recordedP1] ?? hex([recordedP1]),
-                                   actual: CTAPNames.u2fControlNames[p1] ?? hex([p1]), reason: "different control byte")
+            return FieldDifference(path: FieldPath("request.control"), expected: CTAPNames.u2fControlName(recordedP1) ?? hex([recordedP1]),
+                                   actual: CTAPNames.u2fControlName(p1) ?? hex([p1]), reason: "different control byte")
         }
         guard data.count >= 32, recorded.count >= 32 else {
             return data == recorded ? nil : FieldDifference(path: FieldPath("request"), expected: hex(recorded), actual: hex(data), reason: "different value")

@@ -1,6 +1,7 @@
 import CBOR
 import CardCrypto
 import ISO7816
+import FIDOWire
 
 /// What a structural replay carries from one message to the next, and the checks that need
 /// it: credential IDs the card issued during the replay (substituted for the recorded ones

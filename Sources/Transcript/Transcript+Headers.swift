@@ -1,6 +1,7 @@
 import CTAP2
 import Foundation
 import ISO7816
+import FIDOWire
 
 extension Transcript {
     /// The `@seed` bytes, nil when the recording was not deterministic.

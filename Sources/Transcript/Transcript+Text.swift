@@ -1,4 +1,5 @@
 import CTAP2
+import FIDOWire
 
 extension Transcript {
     /// Parses the text form. Strict: unknown line kinds, odd hex, a `<` without its `>`, a `>`
@@ -104,7 +105,7 @@ extension Transcript {
     }
 
     static func hexBytes(_ text: String) -> [UInt8]? {
-        [UInt8](hex: text.filter { $0 != " " && $0 != "\t" })
+        Hex.bytes(text, ignoringWhitespace: true)
     }
 }
 

@@ -1,5 +1,6 @@
 import CBOR
 import CTAP2
+import FIDOWire
 
 extension TranscriptMessage {
     /// The message for people: its line and name, the request (CBOR in diagnostic notation

@@ -1,6 +1,7 @@
 import CBOR
 import CTAP2
 import ISO7816
+import FIDOWire
 
 /// One exchange as the host sees it: a whole request and its whole response, however many
 /// APDUs carried them (command chaining, `61xx` + GET RESPONSE, `9100` + NFCCTAP_GETRESPONSE),
@@ -115,7 +116,7 @@ public struct TranscriptMessage: Equatable, Sendable {
         case .ctap2(let request, _):
             return CTAPNames.commandName(request)
         case .u2f(let instruction, let p1, _, _):
-            if instruction == .u2fAuthenticate, let control = CTAPNames.u2fControlNames[p1] {
+            if instruction == .u2fAuthenticate, let control = CTAPNames.u2fControlName(p1) {
                 return "\(instruction.name) (\(control))"
             }
             return instruction.name

@@ -1,4 +1,5 @@
 import ISO7816
+import FIDOWire
 
 /// Turns a transcript's APDUs into the logical exchanges a host sees (``TranscriptMessage``).
 ///

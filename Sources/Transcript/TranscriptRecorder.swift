@@ -2,6 +2,7 @@ import ArculusCard
 import CardCrypto
 import Foundation
 import ISO7816
+import FIDOWire
 
 /// Records everything said to a card: wraps any ``TranscriptCard``, passes every call
 /// through, and keeps each exchange and power event in ``transcript`` (and, with a file,
@@ -148,13 +149,13 @@ public final class TranscriptRecorder: TranscriptCard {
             return CTAPNames.commandName(command.data)
         case .select:
             openChainName = nil
-            return command.data == CardFront.fidoAID ? "SELECT FIDO" : "SELECT"
+            return command.data == NFCBinding.fidoAID ? "SELECT FIDO" : "SELECT"
         case .u2fRegister, .u2fVersion:
             openChainName = nil
             return instruction.name
         case .u2fAuthenticate:
             openChainName = nil
-            return CTAPNames.u2fControlNames[command.p1].map { "\(instruction.name) (\($0))" } ?? instruction.name
+            return CTAPNames.u2fControlName(command.p1).map { "\(instruction.name) (\($0))" } ?? instruction.name
         case .getResponse, .nfcctapGetResponse:
             return nil
         }

@@ -1,6 +1,7 @@
 import CBOR
 import Foundation
 import ISO7816
+import FIDOWire
 
 /// Replays a transcript against a card (by default the emulated card its headers describe)
 /// and checks that the card answers as recorded.
@@ -255,14 +256,14 @@ public final class TranscriptReplay {
                                        index: Int) -> FieldDifference {
         let path = FieldPath("apdu[\(index)]")
         guard recorded.indices.contains(index) else {
-            return FieldDifference(path: path, expected: "no more APDUs", actual: sent.indices.contains(index) ? hex(sent[index].response) : "nothing",
+            return FieldDifference(path: path, expected: "no more APDUs", actual: sent.indices.contains(index) ? Hex.string(sent[index].response) : "nothing",
                                    reason: "the card wanted more APDUs than the transcript has")
         }
         guard sent.indices.contains(index) else {
-            return FieldDifference(path: path, expected: hex(recorded[index].response), actual: "nothing",
+            return FieldDifference(path: path, expected: Hex.string(recorded[index].response), actual: "nothing",
                                    reason: "the card finished before the transcript did")
         }
-        return FieldDifference(path: path, expected: hex(recorded[index].response), actual: hex(sent[index].response),
+        return FieldDifference(path: path, expected: Hex.string(recorded[index].response), actual: Hex.string(sent[index].response),
                                reason: "different response bytes")
     }
 
@@ -297,7 +298,4 @@ public final class TranscriptReplay {
         word.map { "\($0)" + ($0.meaning.map { " (\($0))" } ?? "") } ?? "no status word"
     }
 
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.hexString.uppercased()
-    }
 }

@@ -1,3 +1,4 @@
+import FIDOWire
 import ArculusCard
 import CBOR
 import Foundation
@@ -47,7 +48,7 @@ public final class TranscriptStandIn: TranscriptCard {
         let profile = Self.profile(of: transcript, baseDirectory: baseDirectory)
         let messages = TranscriptMessages.messages(of: transcript)
         let selectAnswer = messages.first { message in
-            if case .select(let aid) = message.kind { return aid == CardFront.fidoAID && message.statusWord == .success && !message.response.isEmpty }
+            if case .select(let aid) = message.kind { return aid == NFCBinding.fidoAID && message.statusWord == .success && !message.response.isEmpty }
             return false
         }?.response
         applet = StandInApplet(messages: messages, profile: profile,

@@ -1,6 +1,7 @@
 import CBOR
 import CTAP2
 import ISO7816
+import FIDOWire
 
 /// Turns the APDUs a reader exchanges with the card into lines a person can read.
 ///
@@ -53,7 +54,7 @@ public struct APDUTraceFormatter: Sendable {
             return lines
         }
         let instruction = FIDOInstruction(commandClass: command.commandClass, ins: command.ins)
-        let name = instruction?.name ?? "INS \(Self.hexByte(command.ins))"
+        let name = instruction?.name ?? "INS \(Hex.byte(command.ins))"
         let header = hex([command.cla, command.ins, command.p1, command.p2])
 
         if command.isChained {
@@ -129,7 +130,7 @@ public struct APDUTraceFormatter: Sendable {
 
     private func describeCTAPRequest(_ data: [UInt8]) -> String {
         guard let first = data.first else { return "(empty CTAP request)" }
-        let commandName = CTAPCommand(rawValue: first)?.name ?? "CTAP command \(Self.hexByte(first))"
+        let commandName = CTAPCommand.name(of: first)
         guard data.count > 1 else { return commandName }
         switch Result(catching: { () throws(CBORError) -> CBORValue in try CBORDecoder.decode(Array(data.dropFirst())) }) {
         case .success(let value):
@@ -141,7 +142,7 @@ public struct APDUTraceFormatter: Sendable {
 
     private func describeCTAPResponse(_ data: [UInt8]) -> String {
         guard let first = data.first else { return "(empty CTAP response)" }
-        let statusName = CTAPStatus(rawValue: first)?.name ?? "CTAP status \(Self.hexByte(first))"
+        let statusName = CTAPStatus(rawValue: first).name
         guard data.count > 1 else { return statusName }
         switch Result(catching: { () throws(CBORError) -> CBORValue in try CBORDecoder.decode(Array(data.dropFirst())) }) {
         case .success(let value):
@@ -194,7 +195,7 @@ public struct APDUTraceFormatter: Sendable {
     }
 
     private func abbreviated(_ bytes: [UInt8], keep: Int) -> String {
-        let shown = bytes.prefix(keep).map { Self.hexByte($0).lowercased() }.joined()
+        let shown = Hex.string(bytes.prefix(keep), uppercase: false)
         return "h'\(shown)…' /\(bytes.count) bytes/"
     }
 
@@ -214,16 +215,11 @@ public struct APDUTraceFormatter: Sendable {
     /// Space-separated hex, abbreviated past ``maximumBytes``.
     private func hex(_ bytes: [UInt8]) -> String {
         if bytes.count > maximumBytes {
-            let head = bytes.prefix(32).map(Self.hexByte).joined(separator: " ")
-            let tail = bytes.suffix(8).map(Self.hexByte).joined(separator: " ")
+            let head = Hex.string(bytes.prefix(32), separator: " ")
+            let tail = Hex.string(bytes.suffix(8), separator: " ")
             return "\(head) … \(tail) [\(bytes.count) bytes]"
         }
-        return bytes.map(Self.hexByte).joined(separator: " ")
-    }
-
-    static func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        return Hex.string(bytes, separator: " ")
     }
 
     /// Milliseconds with two decimals.

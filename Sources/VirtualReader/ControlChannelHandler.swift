@@ -1,4 +1,5 @@
 import ArculusCard
+import FIDOWire
 
 /// Runs control-protocol requests against a card (and, for a served card, its reader bridge):
 /// the meaning of every request `arculus-card ctl` and `arculus-card image` send.

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ArculusCard
 import CardCrypto
+import FIDOWire
 
 /// One card the in-process rows run on: near-empty or holding 10,000 discoverable credentials,
 /// its memory in the process (`InMemoryStorage`) or in a card image on disk (`CardImageFile`,

@@ -1,5 +1,6 @@
 import ArculusCard
 import CardCrypto
+import FIDOWire
 
 /// One in-process operation: how to run it on a card, and the bound it cannot beat.
 struct OperationSpec {

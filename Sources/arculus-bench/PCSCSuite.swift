@@ -7,6 +7,7 @@ import ArculusCard
 import CardCrypto
 import Foundation
 import PCSC
+import FIDOWire
 
 /// The rows through pcscd + vpcd, from Swift through the PCSC module: round trips to
 /// `arculus-card serve` and to the minimal responder on the same vpcd slot, taking turns (one

@@ -1,5 +1,6 @@
 import ArculusCard
 import CardCrypto
+import FIDOWire
 
 /// The platform (client) side of the benchmark: CTAP2 requests as a browser or python-fido2
 /// would send them, and PIN/UV auth protocol two (CTAP 2.1 §6.5.7) for the PIN rows. Building a
@@ -52,7 +53,7 @@ enum Platform {
     }
 
     /// SELECT of the FIDO applet.
-    static let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID + [0x00]
+    static let select: [UInt8] = NFCBinding.selectFIDOApplet
 
     /// The body of a CTAP2 response that must have succeeded.
     static func body(of response: [UInt8], _ what: String) throws -> CBORMap {

@@ -1,6 +1,7 @@
 import ArculusCard
 import CardCrypto
 import Transcript
+import FIDOWire
 
 /// Transcript replay speed: a session of a deterministic (seeded) card is recorded as a
 /// `Transcript`, written as text and parsed back, then replayed byte-exact by the replay engine

@@ -6,6 +6,7 @@ import Darwin
 import ArculusCard
 import Foundation
 import VirtualReader
+import FIDOWire
 
 /// `arculus-card image`: makes and changes card images directly — a card with a PIN, counters
 /// and credentials already on it — without going through CTAP. Each change is written like one a

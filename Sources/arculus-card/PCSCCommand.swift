@@ -3,6 +3,7 @@ import CBOR
 import Foundation
 import PCSC
 import Transcript
+import FIDOWire
 
 /// `arculus-card pcsc`: a PC/SC client for any reader, real or virtual: list readers, send
 /// APDUs, record a transcript, capture a card's profile.
@@ -108,7 +109,7 @@ enum PCSCCommand: Subcommand {
         for status in statuses {
             let state: String
             if status.isCardPresent {
-                state = "card present" + (status.isMute ? " (mute)" : "") + (status.atr.isEmpty ? "" : "  ATR \(hex(status.atr))")
+                state = "card present" + (status.isMute ? " (mute)" : "") + (status.atr.isEmpty ? "" : "  ATR \(Hex.string(status.atr))")
             } else if status.isEmpty {
                 state = "empty"
             } else {
@@ -130,16 +131,16 @@ enum PCSCCommand: Subcommand {
         defer { try? card.endTransaction() }
         let verbose = options.flag("--verbose")
         for apdu in apdus {
-            Console.output("> \(hex(apdu))")
+            Console.output("> \(Hex.string(apdu))")
             let response: [UInt8]
             if options.flag("--follow-chaining") {
                 response = try ISO7816Exchange(card).transmitFollowingResponseChain(apdu) { command, answer in
-                    if verbose { Console.error("  > \(hex(command))\n  < \(hex(answer))") }
+                    if verbose { Console.error("  > \(Hex.string(command))\n  < \(Hex.string(answer))") }
                 }
             } else {
                 response = try card.transmit(apdu)
             }
-            Console.output("< \(hex(response))")
+            Console.output("< \(Hex.string(response))")
         }
         return ExitStatus.success
     }
@@ -162,11 +163,11 @@ enum PCSCCommand: Subcommand {
         defer { try? card.endTransaction() }
         var transcript = Transcript(headers: [
             Transcript.Header("source", "pcsc reader \(reader)"),
-            Transcript.Header("atr", hex(try card.atr)),
+            Transcript.Header("atr", Hex.string(try card.atr)),
             Transcript.Header("date", ISO8601DateFormatter().string(from: Date())),
         ], entries: [.event(.powerOn)])
         for apdu in apdus {
-            Console.output("> \(hex(apdu))")
+            Console.output("> \(Hex.string(apdu))")
             let response: [UInt8]
             if options.flag("--follow-chaining") {
                 response = try ISO7816Exchange(card).transmitFollowingResponseChain(apdu) { command, answer in
@@ -176,7 +177,7 @@ enum PCSCCommand: Subcommand {
                 response = try card.transmit(apdu)
                 transcript.entries.append(.exchange(command: apdu, response: response, note: nil))
             }
-            Console.output("< \(hex(response))")
+            Console.output("< \(Hex.string(response))")
         }
         try transcript.text.write(toFile: output, atomically: true, encoding: .utf8)
         Console.error("wrote \(transcript.exchanges.count) exchange(s) with the card in \(reader) to \(output)")
@@ -205,7 +206,6 @@ enum PCSCCommand: Subcommand {
 
     // MARK: - capture-profile
 
-    private static let selectFIDO: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x08, 0xA0, 0x00, 0x00, 0x06, 0x47, 0x2F, 0x00, 0x01, 0x00]
     private static let getInfo: [UInt8] = [0x80, 0x10, 0x00, 0x00, 0x01, 0x04, 0x00]
 
     private static func captureProfile(_ arguments: [String]) throws -> Int32 {
@@ -224,17 +224,17 @@ enum PCSCCommand: Subcommand {
         defer { try? card.endTransaction() }
         let atr = try card.atr
         let exchange = ISO7816Exchange(card)
-        let selected = try exchange.transmitFollowingResponseChain(selectFIDO)
+        let selected = try exchange.transmitFollowingResponseChain(NFCBinding.selectFIDOApplet)
         guard selected.suffix(2) == [0x90, 0x00] else {
-            throw PCSCCommandError("the card in \(reader) refused SELECT of the FIDO applet (SW \(hex(Array(selected.suffix(2))))): not a FIDO card?")
+            throw PCSCCommandError("the card in \(reader) refused SELECT of the FIDO applet (SW \(Hex.string(Array(selected.suffix(2))))): not a FIDO card?")
         }
         let info = try exchange.transmitFollowingResponseChain(getInfo)
         guard info.suffix(2) == [0x90, 0x00] else {
-            throw PCSCCommandError("the card refused authenticatorGetInfo (SW \(hex(Array(info.suffix(2))))): a U2F-only card has no CTAP2 profile")
+            throw PCSCCommandError("the card refused authenticatorGetInfo (SW \(Hex.string(Array(info.suffix(2))))): a U2F-only card has no CTAP2 profile")
         }
         let body = Array(info.dropLast(2))
         guard body.first == 0x00 else {
-            throw PCSCCommandError("authenticatorGetInfo failed with CTAP status 0x\(hex(Array(body.prefix(1))))")
+            throw PCSCCommandError("authenticatorGetInfo failed with CTAP status 0x\(Hex.string(Array(body.prefix(1))))")
         }
         let map: CBORMap
         do {
@@ -249,7 +249,7 @@ enum PCSCCommand: Subcommand {
         var capture = ProfileCapture(base: base)
         try capture.apply(getInfo: map)
         capture.profile.selectResponse = String(decoding: selected.dropLast(2), as: UTF8.self)
-        capture.profile.atr = hex(atr)
+        capture.profile.atr = Hex.string(atr)
         capture.profile.name = "captured-" + capture.profile.aaguid.prefix(8)
         capture.profile.description = "Captured from \(reader)"
         do {
@@ -328,9 +328,6 @@ enum PCSCCommand: Subcommand {
         return bytes
     }
 
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.hexString.uppercased()
-    }
 }
 
 /// A reader without a card, or a card that does not answer as `capture-profile` needs.

@@ -1,10 +1,11 @@
 import ArculusCard
 import CardCrypto
 import Testing
+import FIDOWire
 
 @Suite("VirtualCard")
 struct VirtualCardTests {
-    static let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID + [0x00]
+    static let select: [UInt8] = NFCBinding.selectFIDOApplet
 
     /// Sends `apdu` and collects the whole response through GET RESPONSE; returns data and SW.
     static func exchange(_ card: VirtualCard, _ apdu: [UInt8]) -> (data: [UInt8], sw: UInt16) {

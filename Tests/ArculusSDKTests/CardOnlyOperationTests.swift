@@ -4,6 +4,7 @@ import CBOR
 import CTAPClient
 import CardCrypto
 import Testing
+import FIDOWire
 
 /// registerCardOnly / authenticateCardOnly / deleteCredentialByCredentialId against the
 /// in-process card: the JSON the backend consumes, and what ends up on the card.

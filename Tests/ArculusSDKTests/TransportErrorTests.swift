@@ -2,6 +2,7 @@ import ArculusCard
 import ArculusSDK
 import CTAPClient
 import Testing
+import FIDOWire
 
 /// The card leaving the field (600), a broken reader (607), and the error mapping table.
 @Suite("transport errors and the error mapping")
@@ -50,7 +51,7 @@ struct TransportErrorTests {
     }
 
     @Test("CTAP statuses map to the vendor codes", arguments: [
-        (CTAPStatusCode.noCredentials, ArculusFidoErrorCode.noCredentials),
+        (CTAPStatus.noCredentials, ArculusFidoErrorCode.noCredentials),
         (.keyStoreFull, .keystoreFull),
         (.pinInvalid, .getPINTokenFailed),
         (.pinBlocked, .getPINTokenFailed),
@@ -60,9 +61,9 @@ struct TransportErrorTests {
         (.pinAuthInvalid, .pinVerificationFailed),
         (.invalidParameter, .unknown),
         (.operationDenied, .unknown),
-        (CTAPStatusCode(rawValue: 0xEE), .unknown),
+        (CTAPStatus(rawValue: 0xEE), .unknown),
     ])
-    func mapping(status: CTAPStatusCode, code: ArculusFidoErrorCode) {
+    func mapping(status: CTAPStatus, code: ArculusFidoErrorCode) {
         let error = ArculusFidoError(.ctap(CTAPError(status: status, command: .makeCredential)), during: "registerCardOnly")
         #expect(error.code == code)
         #expect(error.ctapStatus == status)
@@ -72,7 +73,7 @@ struct TransportErrorTests {
 
     @Test("reset refusals are 605, key agreement refusals 609, garbled answers 607")
     func contextualMapping() {
-        for status in [CTAPStatusCode.notAllowed, .operationDenied, .userActionTimeout, .invalidCommand] {
+        for status in [CTAPStatus.notAllowed, .operationDenied, .userActionTimeout, .invalidCommand] {
             #expect(ArculusFidoError(.ctap(CTAPError(status: status, command: .reset)), during: "resetDevice").code == .deviceResetFailed)
         }
         let keyAgreement = ArculusFidoError(.ctap(CTAPError(status: .invalidParameter, command: .clientPIN, subcommand: "getKeyAgreement")),

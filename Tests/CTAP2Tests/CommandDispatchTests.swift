@@ -1,6 +1,7 @@
 import CBOR
 import CTAP2
 import Testing
+import FIDOWire
 
 @Suite("Command dispatch and request framing")
 struct CommandDispatchTests {

@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import CardCrypto
 import Testing
+import FIDOWire
 
 @Suite("authenticatorMakeCredential")
 struct MakeCredentialTests {

@@ -1,6 +1,7 @@
 import CBOR
 import CTAP2
 import Testing
+import FIDOWire
 
 /// Storage that records every state it is asked to save, and can refuse to save.
 final class RecordingStorage: CardStorage {

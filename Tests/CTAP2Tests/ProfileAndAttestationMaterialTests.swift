@@ -2,6 +2,7 @@ import CTAP2
 import CardCrypto
 import Foundation
 import Testing
+import FIDOWire
 
 @Suite("Profile fixtures and compiled-in attestation material")
 struct ProfileAndAttestationMaterialTests {

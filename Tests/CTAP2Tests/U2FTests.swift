@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import CardCrypto
 import Testing
+import FIDOWire
 
 /// A parsed U2F registration response (FIDO U2F Raw Message Formats §4.3).
 struct U2FRegistration {

@@ -1,6 +1,7 @@
 import ArculusCard
 import CTAPClient
 import Testing
+import FIDOWire
 
 /// The NFC binding on the wire: the exact APDUs the client sends and how it follows the card.
 @Suite("NFC channel")

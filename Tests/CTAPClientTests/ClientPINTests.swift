@@ -1,6 +1,7 @@
 import ArculusCard
 import CTAPClient
 import Testing
+import FIDOWire
 
 /// clientPIN from the platform side, against the in-process card.
 @Suite("clientPIN")
@@ -63,7 +64,7 @@ struct ClientPINTests {
     @Test("three wrong PINs: INVALID, INVALID, AUTH_BLOCKED; after a tap the count goes on; at 0 PIN_BLOCKED")
     func lockout() throws {
         let (client, transport) = try Fixture.clientWithPIN()
-        func attempt() -> CTAPStatusCode? {
+        func attempt() -> CTAPStatus? {
             Fixture.ctapStatus { _ = try client.pinToken(pin: "000000", permissions: .getAssertion) }
         }
         #expect(attempt() == .pinInvalid)
@@ -76,7 +77,7 @@ struct ClientPINTests {
         try transport.powerCycle()
         let reopened = try CTAPClient(transport: transport)
         #expect(try reopened.pinRetries() == (5, false))
-        func again() -> CTAPStatusCode? {
+        func again() -> CTAPStatus? {
             Fixture.ctapStatus { _ = try reopened.pinToken(pin: "000000", permissions: .getAssertion) }
         }
         #expect(again() == .pinInvalid)

@@ -3,6 +3,7 @@ import CBOR
 import CTAPClient
 import CardCrypto
 import Testing
+import FIDOWire
 
 /// makeCredential and getAssertion against the in-process card, with PIN protocols 1 and 2.
 @Suite("makeCredential and getAssertion")

@@ -2,6 +2,7 @@ import CBOR
 import CTAPClient
 import CardCrypto
 import Testing
+import FIDOWire
 
 /// The platform's PIN/UV auth protocols on their own: the shapes CTAP 2.1 §6.5.6 and §6.5.7 fix.
 @Suite("platform PIN/UV auth protocols")

@@ -2,6 +2,7 @@ import ArculusCard
 import CBOR
 import CTAPClient
 import Testing
+import FIDOWire
 
 /// Parsing what the card returns: every prefix of valid input is refused, status codes are named.
 @Suite("parsing card answers")
@@ -31,7 +32,7 @@ struct ParsingTests {
         (0xEE, "0xEE"),
     ])
     func names(byte: UInt8, text: String) {
-        #expect(CTAPStatusCode(rawValue: byte).description == text)
+        #expect(CTAPStatus(rawValue: byte).description == text)
     }
 
     @Test("a getInfo without versions or aaguid is malformed")

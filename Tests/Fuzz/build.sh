@@ -29,22 +29,23 @@ for flag in $(pkg-config --cflags openssl 2>/dev/null); do OPENSSL_CFLAGS+=(-Xcc
 
 # module → modules it imports (in build order).
 declare -A DEPS=(
+    [FIDOWire]=""
     [CBOR]=""
     [CardCrypto]=""
-    [CTAP2]="CBOR CardCrypto"
-    [ISO7816]=""
-    [ArculusCard]="CBOR CardCrypto CTAP2 ISO7816"
-    [Transcript]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
-    [VirtualReader]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
+    [CTAP2]="FIDOWire CBOR CardCrypto"
+    [ISO7816]="FIDOWire"
+    [ArculusCard]="FIDOWire CBOR CardCrypto CTAP2 ISO7816"
+    [Transcript]="FIDOWire CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
+    [VirtualReader]="FIDOWire CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
 )
 # target → modules to link, and harness files.
 declare -A TARGET_MODULES=(
     [cbor]="CBOR"
-    [card]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard Transcript"
-    [ctap2]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
-    [image]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
-    [transcript]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard Transcript"
-    [vpcd]="CBOR CardCrypto CTAP2 ISO7816 ArculusCard VirtualReader"
+    [card]="FIDOWire CBOR CardCrypto CTAP2 ISO7816 ArculusCard Transcript"
+    [ctap2]="FIDOWire CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
+    [image]="FIDOWire CBOR CardCrypto CTAP2 ISO7816 ArculusCard"
+    [transcript]="FIDOWire CBOR CardCrypto CTAP2 ISO7816 ArculusCard Transcript"
+    [vpcd]="FIDOWire CBOR CardCrypto CTAP2 ISO7816 ArculusCard VirtualReader"
 )
 HARNESS="$ROOT/Tests/Fuzz/Harnesses"
 CARD_SUPPORT="$HARNESS/FuzzCards.swift $ROOT/Tests/RobustnessTests/Support/PlatformClient.swift"

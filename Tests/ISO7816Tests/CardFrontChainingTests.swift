@@ -1,5 +1,6 @@
 import ISO7816
 import Testing
+import FIDOWire
 
 @Suite("CardFront: command and response chaining")
 struct CardFrontChainingTests {

@@ -1,5 +1,6 @@
 import ISO7816
 import Testing
+import FIDOWire
 
 @Suite("CardFront: selection, status words, robustness")
 struct CardFrontTests {

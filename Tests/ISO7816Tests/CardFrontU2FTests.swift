@@ -1,5 +1,6 @@
 import ISO7816
 import Testing
+import FIDOWire
 
 @Suite("CardFront: U2F (CTAP1) framing")
 struct CardFrontU2FTests {

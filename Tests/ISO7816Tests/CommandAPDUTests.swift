@@ -1,5 +1,6 @@
 import ISO7816
 import Testing
+import FIDOWire
 
 @Suite("CommandAPDU parsing (ISO 7816-4 §5.1)")
 struct CommandAPDUTests {
@@ -39,7 +40,7 @@ struct CommandAPDUTests {
     @Test func parsesFromSlice() throws {
         let bytes: [UInt8] = [0xFF, 0xFF] + Wire.hex("00A4040008A0000006472F000100")
         let apdu = try CommandAPDU(parsing: bytes[2...])
-        #expect(apdu.data == CardFront.fidoAID)
+        #expect(apdu.data == NFCBinding.fidoAID)
         #expect(apdu.ne == 256)
     }
 

@@ -1,4 +1,5 @@
 import ISO7816
+import FIDOWire
 
 /// A FIDO applet double that records what the front hands it and answers from closures.
 final class FakeApplet: FIDOApplet {
@@ -39,7 +40,7 @@ final class FakeApplet: FIDOApplet {
 
 /// Test helpers around a front.
 enum Wire {
-    static let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID + [0x00]
+    static let select: [UInt8] = NFCBinding.selectFIDOApplet
 
     /// Parses a hex string with optional spaces.
     static func hex(_ text: String) -> [UInt8] {

@@ -1,6 +1,7 @@
 import ArculusCard
 import CardCrypto
 import Testing
+import FIDOWire
 
 /// What the card must answer to one bad input: an ISO 7816-4 status word with no data, or a
 /// CTAP status byte inside a `9000` response (CTAP 2.1 §11.3: the NFC binding carries the CTAP
@@ -98,7 +99,7 @@ struct BadInputRow: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(category): \(name) → \(expected)" }
 }
 
-private let aid = CardFront.fidoAID
+private let aid = NFCBinding.fidoAID
 private let mc = CTAPByte.makeCredential
 private let ga = CTAPByte.getAssertion
 private let cp = CTAPByte.clientPIN

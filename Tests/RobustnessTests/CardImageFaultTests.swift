@@ -2,6 +2,7 @@ import ArculusCard
 import CardCrypto
 import Foundation
 import Testing
+import FIDOWire
 @testable import CTAP2
 
 /// Storage that fails the commits a test chooses: a write error (full disk, I/O error) at a

@@ -1,6 +1,7 @@
 import ArculusCard
 import Testing
 import Transcript
+import FIDOWire
 
 /// The transcripts in `Fixtures/transcripts/`, recorded from python-fido2 through pcscd and
 /// vpcd by `Tests/Interop/record_fixtures.py`.

@@ -2,6 +2,7 @@ import ArculusCard
 import Foundation
 import Testing
 import Transcript
+import FIDOWire
 
 /// `Transcript.importPCSCSpy` on real pcsc-spy logs (Fixtures/pcsc-spy, see its README for how
 /// they were made) and on hand-made logs in pcsc-spy's text format.

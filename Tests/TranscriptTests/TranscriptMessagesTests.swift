@@ -1,6 +1,7 @@
 import ArculusCard
 import Testing
 import Transcript
+import FIDOWire
 
 @Suite("Logical messages from APDUs")
 struct TranscriptMessagesTests {

@@ -2,6 +2,7 @@ import ArculusCard
 import Foundation
 import Testing
 import Transcript
+import FIDOWire
 
 @Suite("Transcript replay")
 struct TranscriptReplayTests {

@@ -1,6 +1,7 @@
 import ArculusCard
 import Testing
 import Transcript
+import FIDOWire
 
 @Suite("Transcript stand-in")
 struct TranscriptStandInTests {
@@ -176,7 +177,7 @@ struct TranscriptStandInTests {
         """)
         let standIn = TranscriptStandIn(transcript: transcript)
         #expect(standIn.atr == [0x3B, 0x00])
-        #expect(standIn.transmit([0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID + [0x00]) == Array("U2F_V2".utf8) + [0x90, 0x00])
+        #expect(standIn.transmit(NFCBinding.selectFIDOApplet) == Array("U2F_V2".utf8) + [0x90, 0x00])
         #expect(standIn.expectedCount == 1)
         let defaulted = TranscriptStandIn(transcript: try Transcript.parse("@profile arculus-fido2\n"))
         #expect(defaulted.atr == (try CardProfile.arculusFIDO2.atrBytes))

@@ -1,3 +1,4 @@
+import FIDOWire
 import ArculusCard
 import Foundation
 import Testing
@@ -35,7 +36,7 @@ struct TranscriptTextTests {
         #expect(transcript.header("vendor-extension") == "kept as it is")
         #expect(transcript.entries == [
             .event(.powerOn),
-            .exchange(command: [0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID + [0x00],
+            .exchange(command: NFCBinding.selectFIDOApplet,
                       response: Array("FIDO_2_0".utf8) + [0x90, 0x00], note: "SELECT FIDO"),
             .comment("between two exchanges"),
             .exchange(command: [0x80, 0x10, 0x80, 0x00, 0x01, 0x04, 0x00], response: [0x91, 0x00], note: nil),

@@ -1,5 +1,6 @@
 import CardCrypto
 import Foundation
+import FIDOWire
 
 extension AttestationIdentity {
     /// Freshly generated emulator attestation material: what `Fixtures/attestation/` and

@@ -1,5 +1,6 @@
 import CardCrypto
 import Foundation
+import FIDOWire
 
 /// The attestation key and certificate chain of an emulated card.
 ///

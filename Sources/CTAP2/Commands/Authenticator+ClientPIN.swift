@@ -1,24 +1,13 @@
 import CBOR
 import CardCrypto
-
-/// authenticatorClientPIN subcommands (CTAP 2.1 §6.5.5).
-enum ClientPINSubcommand: UInt64 {
-    case getPINRetries = 0x01
-    case getKeyAgreement = 0x02
-    case setPIN = 0x03
-    case changePIN = 0x04
-    case getPINToken = 0x05
-    case getPinUvAuthTokenUsingUvWithPermissions = 0x06
-    case getUVRetries = 0x07
-    case getPinUvAuthTokenUsingPinWithPermissions = 0x09
-}
+import FIDOWire
 
 extension Authenticator {
     /// authenticatorClientPIN (CTAP 2.1 §6.5).
     func clientPIN(_ parameters: Parameters) throws(CTAPStatus) -> CBORValue? {
         let subcommandNumber = try parameters.requiredUnsigned(0x02)
         let protocolNumber = try parameters.unsigned(0x01)
-        guard let subcommand = ClientPINSubcommand(rawValue: subcommandNumber) else { throw .invalidSubcommand }
+        guard let subcommand = ClientPINSubcommand(rawValue: Int(clamping: subcommandNumber)) else { throw .invalidSubcommand }
         if subcommand == .getPINRetries {
             return pinRetriesResponse()
         }
@@ -34,7 +23,7 @@ extension Authenticator {
         case .changePIN:
             try changePIN(parameters, pinProtocol)
             return nil
-        case .getPINToken:
+        case .getPinToken:
             if profile.pinUvAuthToken, parameters[0x09] != nil || parameters[0x0A] != nil {
                 throw .invalidParameter
             }

@@ -1,21 +1,6 @@
 import CBOR
 import CardCrypto
-
-/// authenticatorCredentialManagement subcommands (CTAP 2.1 §6.8).
-enum CredentialManagementSubcommand: UInt64 {
-    case getCredsMetadata = 0x01
-    case enumerateRPsBegin = 0x02
-    case enumerateRPsGetNextRP = 0x03
-    case enumerateCredentialsBegin = 0x04
-    case enumerateCredentialsGetNextCredential = 0x05
-    case deleteCredential = 0x06
-    case updateUserInformation = 0x07
-
-    /// The "next" subcommands continue a begin and carry no pinUvAuthParam.
-    var needsAuthentication: Bool {
-        self != .enumerateRPsGetNextRP && self != .enumerateCredentialsGetNextCredential
-    }
-}
+import FIDOWire
 
 extension Authenticator {
     /// authenticatorCredentialManagement (CTAP 2.1 §6.8). Authenticated subcommands carry
@@ -25,14 +10,14 @@ extension Authenticator {
         let subcommandParameters = try parameters.nested(0x02)
         let protocolNumber = try parameters.unsigned(0x03)
         let pinUvAuthParam = try parameters.bytes(0x04)
-        guard let subcommand = CredentialManagementSubcommand(rawValue: subcommandNumber) else {
+        guard let subcommand = CredentialManagementSubcommand(rawValue: Int(clamping: subcommandNumber)) else {
             throw .invalidSubcommand
         }
         if subcommand != .enumerateRPsGetNextRP { volatile.rpEnumeration = nil }
         if subcommand != .enumerateCredentialsGetNextCredential { volatile.credentialEnumeration = nil }
 
         var boundRPID: String?
-        if subcommand.needsAuthentication {
+        if !subcommand.continuesEnumeration {
             guard let pinUvAuthParam else { throw .puatRequired }
             let pinProtocol = try self.pinProtocol(protocolNumber)
             var message: [UInt8] = [UInt8(subcommandNumber)]

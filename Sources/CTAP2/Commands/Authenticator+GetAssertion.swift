@@ -1,5 +1,6 @@
 import CBOR
 import CardCrypto
+import FIDOWire
 
 /// The state authenticatorGetNextAssertion continues from (CTAP 2.1 §6.3).
 struct PendingAssertions {

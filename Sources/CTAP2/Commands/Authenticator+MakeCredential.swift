@@ -1,5 +1,6 @@
 import CBOR
 import CardCrypto
+import FIDOWire
 
 extension Authenticator {
     /// authenticatorMakeCredential (CTAP 2.1 §6.1), ES256 only.

@@ -1,3 +1,4 @@
+import FIDOWire
 extension Authenticator {
     /// authenticatorReset (CTAP 2.1 §6.6): wipes credentials, PIN and retries, replaces the master
     /// secret (so every non-discoverable credential ID dies too) and all volatile state. Allowed

@@ -1,4 +1,5 @@
 import CardCrypto
+import FIDOWire
 
 /// The outcome of a CTAP1/U2F operation: response data, or the U2F status word to answer.
 public enum U2FResult: Equatable, Sendable {

@@ -1,3 +1,4 @@
+import FIDOWire
 /// A command of the card as a test double names it: what a fault is scoped to, and what the
 /// authenticator reports to its ``AuthenticatorFaultInjector`` when a command starts.
 ///
@@ -28,12 +29,11 @@ public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
         case "select": self = .select; return
         default: break
         }
-        if let byte = Self.byte(lowered) {
+        if let byte = Hex.number(lowered) {
             self = .ctap(byte)
             return
         }
-        let bare = lowered.hasPrefix("authenticator") ? String(lowered.dropFirst("authenticator".count)) : lowered
-        guard let command = CTAPCommand.allCases.first(where: { "\($0)".lowercased() == bare }) else { return nil }
+        guard let command = CTAPCommand(name: lowered) else { return nil }
         self = .ctap(command.rawValue)
     }
 
@@ -42,8 +42,7 @@ public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
     public var name: String {
         switch self {
         case .ctap(let byte):
-            if let command = CTAPCommand(rawValue: byte) { return "\(command)" }
-            return "0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            return CTAPCommand(rawValue: byte)?.identifier ?? "0x" + Hex.byte(byte)
         case .u2fRegister: return "u2f-register"
         case .u2fAuthenticate: return "u2f-authenticate"
         case .select: return "select"
@@ -53,7 +52,7 @@ public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
     /// The specification's name: `authenticatorGetAssertion`, `U2F_REGISTER`, `SELECT`.
     public var description: String {
         switch self {
-        case .ctap(let byte): CTAPCommand(rawValue: byte)?.name ?? "CTAP command \(name)"
+        case .ctap(let byte): CTAPCommand.name(of: byte)
         case .u2fRegister: "U2F_REGISTER"
         case .u2fAuthenticate: "U2F_AUTHENTICATE"
         case .select: "SELECT"
@@ -64,11 +63,5 @@ public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
     public var isCTAP: Bool {
         if case .ctap = self { return true }
         return false
-    }
-
-    private static func byte(_ text: String) -> UInt8? {
-        if text.hasPrefix("0x") { return UInt8(text.dropFirst(2), radix: 16) }
-        guard !text.isEmpty, text.allSatisfy(\.isNumber) else { return nil }
-        return UInt8(text)
     }
 }

@@ -1,5 +1,6 @@
 import CardCrypto
 import Foundation
+import FIDOWire
 
 /// A credential as a test reads it: its ID, whom it is for, and its public key, so a test can
 /// verify the card's signatures with nothing but this record.

@@ -1,3 +1,4 @@
+import FIDOWire
 /// Why a direct change to a card's state (``Authenticator/setPIN(_:)`` and the other state
 /// controls) was refused. The card is unchanged whenever one is thrown.
 public enum StateControlError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import CBOR
 import CardCrypto
+import FIDOWire
 
 /// Authenticator data (WebAuthn §6.1): rpIdHash ‖ flags ‖ signCount ‖ attested credential data ‖ extensions.
 public struct AuthenticatorData {

@@ -1,5 +1,6 @@
 import CBOR
 import CardCrypto
+import FIDOWire
 
 /// PIN/UV auth protocols one and two, authenticator side (CTAP 2.1 §6.5.6 and §6.5.7).
 ///

@@ -1,3 +1,4 @@
+import FIDOWire
 /// The pinUvAuthToken and its state (CTAP 2.1 §6.5.2.1): permissions and the RP it is bound to.
 struct PINUVAuthToken {
     /// The token bytes (32, for both protocols).

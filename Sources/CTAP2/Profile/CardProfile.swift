@@ -1,4 +1,5 @@
 import Foundation
+import FIDOWire
 
 /// A card model: what the card reports (getInfo, SELECT answer, ATR) and its limits.
 ///
@@ -150,42 +151,5 @@ extension CardProfile {
         // Encoding a value made only of strings, numbers and arrays cannot fail.
         guard let data = try? encoder.encode(self) else { preconditionFailure("profile did not encode") }
         return data + Data("\n".utf8)
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Bytes from a hex string (even length, no separators), nil when it is not hex.
-    public init?(hex: String) {
-        let utf8 = Array<UInt8>(hex.utf8)
-        guard utf8.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x41...0x46: c - 0x41 + 10
-            case 0x61...0x66: c - 0x61 + 10
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        self = bytes
-    }
-
-    /// Lower-case hex without separators.
-    public var hexString: String {
-        let digits = Array<UInt8>("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// Typed access to a CTAP request's parameter map, failing with the status CTAP 2.1 §8 names:
 /// a parameter of the wrong CBOR type is `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`, a missing required one

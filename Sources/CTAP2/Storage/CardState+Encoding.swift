@@ -1,5 +1,6 @@
 import CBOR
 import Foundation
+import FIDOWire
 
 /// The card state as CBOR, the payload of a card image. Text keys so that a dump stays readable;
 /// unknown keys are ignored so that later versions can add fields.

@@ -3,6 +3,7 @@ import CardCrypto
 import Foundation
 import Testing
 import VirtualReader
+import FIDOWire
 
 @Suite("Control channel: requests and the Unix socket")
 struct ControlChannelTests {

@@ -1,10 +1,11 @@
 import ArculusCard
 import CardCrypto
 import Testing
+import FIDOWire
 
 /// APDUs and CTAP requests the control tests send, as python-fido2 sends them.
 enum ControlAPDU {
-    static let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID + [0x00]
+    static let select: [UInt8] = NFCBinding.selectFIDOApplet
     static let pollResult: [UInt8] = [0x80, 0x11, 0x00, 0x00]
     static let cancel: [UInt8] = [0x80, 0x11, 0x11, 0x00]
 

@@ -1,6 +1,7 @@
 import ArculusCard
 import CardCrypto
 import Testing
+import FIDOWire
 
 @Suite("Fault injection, in process")
 struct FaultInjectionTests {

@@ -1,6 +1,7 @@
 import ArculusCard
 import CardCrypto
 import Testing
+import FIDOWire
 
 @Suite("State control: PIN, retries, counter and credentials set directly")
 struct StateControlTests {

@@ -2,6 +2,7 @@ import ArculusCard
 import CardCrypto
 import Foundation
 import Testing
+import FIDOWire
 
 struct TestFailure: Error, CustomStringConvertible {
     let description: String

@@ -1,6 +1,7 @@
 import CBOR
 import CTAP2
 import Testing
+import FIDOWire
 
 /// One change to a valid request and the exact status the card must answer it with.
 struct Mutation: Sendable, CustomTestStringConvertible {

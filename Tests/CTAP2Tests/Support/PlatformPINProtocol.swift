@@ -1,6 +1,7 @@
 import CBOR
 import CardCrypto
 import Testing
+import FIDOWire
 
 /// PIN/UV auth protocols one and two, PLATFORM side, written from CTAP 2.1 §6.5.6 and §6.5.7
 /// independently of the authenticator's own implementation (which the tests never call).

@@ -3,6 +3,7 @@ import CTAP2
 import CardCrypto
 import Foundation
 import Testing
+import FIDOWire
 
 /// A failed expectation inside a helper, reported as a thrown error.
 struct TestFailure: Error, CustomStringConvertible {

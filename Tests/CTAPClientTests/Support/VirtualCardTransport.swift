@@ -1,5 +1,6 @@
 import ArculusCard
 import CTAPClient
+import FIDOWire
 
 /// The in-process emulated card as a host-side `CardTransport`: the only place where the card
 /// side and the host side meet, and only in bytes.
@@ -87,7 +88,7 @@ enum Fixture {
         }
     }
 
-    static func ctapStatus(_ body: () throws -> Void) -> CTAPStatusCode? {
+    static func ctapStatus(_ body: () throws -> Void) -> CTAPStatus? {
         error(body)?.ctapStatus
     }
 }

@@ -1,4 +1,5 @@
 import ArculusCard
+import FIDOWire
 
 // Target `ctap2`: the CTAP2 request parsers and command handlers, fed straight to
 // `Authenticator.process` (command byte + CBOR body), without the ISO 7816 front.

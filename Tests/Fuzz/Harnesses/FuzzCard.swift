@@ -1,3 +1,4 @@
+import FIDOWire
 import ArculusCard
 
 // Target `card`: the whole card fed raw APDU sequences.
@@ -70,7 +71,7 @@ private func runCard(selector: UInt8, apdus: ArraySlice<UInt8>) -> [[UInt8]] {
 /// A chain the input left open is dropped by the SELECT with 6883 (ISO 7816-4: last command of
 /// the chain expected), so one more SELECT may be needed.
 private func checkRecovers(_ card: VirtualCard) {
-    let selectAPDU: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID + [0x00]
+    let selectAPDU: [UInt8] = NFCBinding.selectFIDOApplet
     var select = card.transmit(selectAPDU)
     if select == [0x68, 0x83] { select = card.transmit(selectAPDU) }
     fuzzCheck(select.suffix(2) == [0x90, 0x00], "SELECT after the input answered \(fuzzHex(select))")

@@ -1,5 +1,6 @@
 import ArculusCard
 import CardCrypto
+import FIDOWire
 
 // Target `image`: the card image decoder (`CardImageFile.state(fromImage:path:)`), which reads a
 // file that a crash, a full disk or a person may have left in any shape.

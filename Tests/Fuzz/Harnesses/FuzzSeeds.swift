@@ -1,3 +1,4 @@
+import FIDOWire
 import ArculusCard
 import Foundation
 import Transcript
@@ -46,7 +47,7 @@ final class RecordingNFCClient {
         card.powerCycle()
     }
 
-    func select() { _ = transmit([0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID + [0x00]) }
+    func select() { _ = transmit([0x00, 0xA4, 0x04, 0x00, 0x08] + NFCBinding.fidoAID + [0x00]) }
 
     /// NFCCTAP_MSG with command chaining and GET RESPONSE, as python-fido2 sends it.
     func ctap(_ request: [UInt8], extended: Bool = false) -> [UInt8] {
@@ -336,7 +337,7 @@ struct SeedWriter {
             }
             client.select()
             _ = client.transmit([0x90, 0x10, 0x00, 0x00, 0x02, 0x01, 0xA5])
-            _ = client.transmit([0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID)
+            _ = client.transmit([0x00, 0xA4, 0x04, 0x00, 0x08] + NFCBinding.fidoAID)
             _ = client.transmit([0x80, 0x10, 0x00, 0x00, 0x03, 0x02, 0xA1, 0x01])
             _ = client.transmit([0x80, 0x11, 0x00, 0x00])
         },

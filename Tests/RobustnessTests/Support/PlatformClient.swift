@@ -1,5 +1,6 @@
 import CBOR
 import CardCrypto
+import FIDOWire
 
 // The host side of CTAP 2.1 for the robustness tests and the fuzz harnesses (Tests/Fuzz/build.sh
 // compiles this file into the ctap2 and card targets too, so it imports neither Testing nor the

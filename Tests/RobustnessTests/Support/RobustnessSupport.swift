@@ -1,3 +1,4 @@
+import FIDOWire
 import ArculusCard
 import CardCrypto
 import Foundation
@@ -37,7 +38,7 @@ let testSeed: [UInt8] = Array("robustness tests".utf8)
 
 /// APDUs as python-fido2 sends them (CTAP 2.1 §11.3, README "CTAP over NFC").
 enum APDU {
-    static let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID + [0x00]
+    static let select: [UInt8] = NFCBinding.selectFIDOApplet
     static let getInfo: [UInt8] = [0x80, 0x10, 0x00, 0x00, 0x01, 0x04, 0x00]
 
     /// NFCCTAP_MSG with `data` in one short APDU (P1 00), Le 00.

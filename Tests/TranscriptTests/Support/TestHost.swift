@@ -1,6 +1,7 @@
 import ArculusCard
 import Foundation
 import Transcript
+import FIDOWire
 
 /// A host side for tests: speaks ISO 7816 / NFCCTAP to a card the way python-fido2 or
 /// libfido2 do, so recordings have the framing real clients produce.
@@ -23,11 +24,11 @@ struct TestHost {
     let card: any TranscriptCard
     var style: Style = .pythonFIDO2
 
-    static let selectAPDU: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x08] + CardFront.fidoAID + [0x00]
+    static let selectAPDU: [UInt8] = NFCBinding.selectFIDOApplet
 
     /// SELECT of the FIDO applet; returns data + SW.
     func select() -> [UInt8] {
-        exchange(cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x00, data: CardFront.fidoAID)
+        exchange(cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x00, data: NFCBinding.fidoAID)
     }
 
     /// One CTAP2 request over NFCCTAP_MSG (P1 `80`: polls `9100`); returns status + CBOR.

@@ -50,7 +50,7 @@ public enum FIDOInstruction: UInt8, CaseIterable, Sendable {
     }
 
     /// Whether the instruction belongs to the FIDO applet and so needs it selected first.
-    var needsSelectedApplet: Bool {
+    public var needsSelectedApplet: Bool {
         switch self {
         case .select, .getResponse: false
         default: true

@@ -1,7 +1,3 @@
-//===----------------------------------------------------------------------===//
-// ISO7816 — the card front: ISO/IEC 7816-4 over NFC plus the FIDO NFC binding.
-//===----------------------------------------------------------------------===//
-
 /// The two trailing bytes SW1 SW2 of a response APDU (ISO/IEC 7816-4 §5.1.3, §5.6).
 ///
 /// A struct with named constants rather than an enum because one family, `61xx`

@@ -1,0 +1,28 @@
+extension CTAPCommand {
+    /// The specification's name of top-level member `key` of this command's request map, e.g.
+    /// `clientDataHash`, so a report can say `request.clientDataHash{1}` rather than `{1}`.
+    public func requestMemberName(_ key: Int) -> String? {
+        switch self {
+        case .makeCredential: MakeCredentialKey(rawValue: key).map { "\($0)" }
+        case .getAssertion: GetAssertionKey(rawValue: key).map { "\($0)" }
+        case .clientPIN: ClientPINKey(rawValue: key).map { "\($0)" }
+        case .credentialManagement, .credentialManagementPreview: CredentialManagementKey(rawValue: key).map { "\($0)" }
+        case .config: ConfigKey(rawValue: key).map { "\($0)" }
+        case .largeBlobs: LargeBlobsKey(rawValue: key).map { "\($0)" }
+        default: nil
+        }
+    }
+
+    /// The specification's name of top-level member `key` of this command's response map.
+    public func responseMemberName(_ key: Int) -> String? {
+        switch self {
+        case .makeCredential: MakeCredentialResponseKey(rawValue: key).map { "\($0)" }
+        case .getAssertion, .getNextAssertion: GetAssertionResponseKey(rawValue: key).map { "\($0)" }
+        case .getInfo: GetInfoKey(rawValue: key).map { "\($0)" }
+        case .clientPIN: ClientPINResponseKey(rawValue: key).map { "\($0)" }
+        case .credentialManagement, .credentialManagementPreview: CredentialManagementResponseKey(rawValue: key).map { "\($0)" }
+        case .largeBlobs: LargeBlobsResponseKey(rawValue: key).map { "\($0)" }
+        default: nil
+        }
+    }
+}
