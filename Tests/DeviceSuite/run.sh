@@ -197,7 +197,11 @@ for profile in "${profiles[@]}"; do
     started=$SECONDS
 
     # A fresh, blank card of this model, on the private vpcd, with its own control socket.
-    "$card_bin" image create --card "$work/card.img" --profile "$profile" >"$work/image.json"
+    if ! "$card_bin" image create --card "$work/card.img" --profile "$profile" >"$work/image.json"; then
+        log "profile $profile: could not create a card image"
+        result[$name]="not run: 'arculus-card image create' failed"; overall=1; rm -rf "$work"; work=""
+        continue
+    fi
     "$card_bin" serve --card "$work/card.img" --profile "$profile" --vpcd "127.0.0.1:$port" \
         --control "$work/card.sock" --verbose >"$work/serve.out" 2>"$work/serve.err" &
     serve_pid=$!
@@ -247,7 +251,11 @@ for profile in "${profiles[@]}"; do
     else
         # 2: interrupted (a pytest.exit from the suite, or the timeout), 3: internal error,
         # 4: usage error, 5: no tests collected -- the suite did not run to the end.
-        line="$line -- pytest exit status $status: the suite did not run to the end"
+        if ((status == 124)); then
+            line="$line -- timed out after ${timeout_s}s: the suite did not run to the end"
+        else
+            line="$line -- pytest exit status $status: the suite did not run to the end"
+        fi
         overall=1
         tail -n 20 "$work/pytest.txt" >&2
     fi
