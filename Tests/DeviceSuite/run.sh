@@ -121,10 +121,13 @@ if ((!inside)); then
     fi
     [[ -f "$sdist" ]] || { log "pip download did not leave $sdist"; exit 1; }
     suite="$cache/fido2-$version"
-    if [[ ! -f "$suite/.extracted" ]]; then
+    members=("fido2-$version/tests/__init__.py" "fido2-$version/tests/conftest.py" "fido2-$version/tests/device")
+    # Extract once; re-extract whenever the files differ from the sdist's (tar --diff), so a
+    # run never uses a suite someone edited.
+    if [[ ! -f "$suite/.extracted" ]] ||
+        ! tar --diff -zf "$sdist" -C "$suite" --strip-components=1 "${members[@]}" >/dev/null 2>&1; then
         rm -rf "$suite" && mkdir -p "$suite"
-        tar -xzf "$sdist" -C "$suite" --strip-components=1 \
-            "fido2-$version/tests/__init__.py" "fido2-$version/tests/conftest.py" "fido2-$version/tests/device"
+        tar -xzf "$sdist" -C "$suite" --strip-components=1 "${members[@]}"
         sha256sum "$sdist" >"$suite/.extracted"
     fi
 
@@ -222,11 +225,13 @@ for profile in "${profiles[@]}"; do
     fi
     cport="$(cat "$work/controller.port")"
 
-    # The suite. Run from its directory with --rootdir and --confcutdir at the extracted sdist
-    # root and no ini file (-c /dev/null), so pytest loads tests/conftest.py (the suite's
-    # options) and tests/device/conftest.py and nothing from this repository or above it; node
-    # ids are then tests/device/test_x.py::test_y, as in python-fido2's own tree. Byte code is
-    # not written, so the extracted suite stays exactly as the sdist has it.
+    # The suite. -c /dev/null: no ini file from anywhere (this repository, a parent directory)
+    # can add options. That alone would make pytest take its rootdir from the argument
+    # (tests/device), so --rootdir and --confcutdir put it back at the extracted sdist root:
+    # tests/conftest.py (which defines --reader, --controller, --pico-port, --ep-rp-id, ...)
+    # and tests/device/conftest.py are loaded, and node ids are tests/device/test_x.py::test_y
+    # as in python-fido2's own tree (that is what --deselect takes). No byte code is written,
+    # so the extracted suite stays exactly as the sdist has it.
     junit="$work/junit.xml"
     set +e
     (cd "$suite" && PYTHONDONTWRITEBYTECODE=1 timeout --signal=INT --kill-after=30 "$timeout_s" \
