@@ -14,19 +14,22 @@ import ISO7816
 extension VirtualCard {
     // MARK: - State
 
-    /// Sets the PIN and resets the retry counter to 8 (see ``Authenticator/setPIN(_:)``).
+    /// Sets the PIN and resets the retry counter to 8. The PIN must meet the card's PIN policy
+    /// (``PINPolicy``: at least the profile's `minPINLength` code points, at most 63 bytes of
+    /// UTF-8, no NUL). Any PIN token is forgotten, as after changePIN.
     public func setPIN(_ pin: String) throws(StateControlError) {
-        try authenticator.setPIN(pin)
+        try commitStateChanges(try authenticator.changesSettingPIN(pin))
+        model.withAuthenticator { $0.forgetPINSession() }
     }
 
-    /// Sets the PIN retry counter (0...8).
+    /// Sets the PIN retry counter: 0 blocks the PIN until a reset (CTAP 2.1 §6.5.2.2).
     public func setPINRetries(_ retries: Int) throws(StateControlError) {
-        try authenticator.setPINRetries(retries)
+        try commitStateChanges(try authenticator.changesSettingPINRetries(retries))
     }
 
-    /// Sets the global signature counter.
+    /// Sets the global signature counter (the next assertion reports `counter + 1`).
     public func setSignatureCounter(_ counter: UInt32) throws(StateControlError) {
-        try authenticator.setSignatureCounter(counter)
+        try commitStateChanges(authenticator.changesSettingSignatureCounter(counter))
     }
 
     /// Puts a credential for `rpId` and `user` on the card, with `privateKey` or a new key, and
@@ -35,14 +38,20 @@ extension VirtualCard {
     @discardableResult
     public func addCredential(rpId: String, user: CredentialUser, discoverable: Bool = true,
                               privateKey: P256PrivateKey? = nil) throws(StateControlError) -> CredentialRecord {
-        try authenticator.addCredential(CredentialSeed(rpId: rpId, user: user, discoverable: discoverable,
-                                                       privateKey: privateKey))
+        try addCredential(CredentialSeed(rpId: rpId, user: user, discoverable: discoverable, privateKey: privateKey))
     }
 
-    /// Puts the credential `seed` describes on the card (see ``Authenticator/addCredential(_:)``).
+    /// Puts the credential `seed` describes on the card and returns its record, with the
+    /// credential ID and public key. A discoverable credential replaces the card's credential
+    /// for the same RP and user handle, as makeCredential does; the signature counter is not
+    /// touched. A non-discoverable credential changes nothing on the card: its ID is minted.
     @discardableResult
     public func addCredential(_ seed: CredentialSeed) throws(StateControlError) -> CredentialRecord {
-        try authenticator.addCredential(seed)
+        let (record, changes) = try model.withAuthenticator { (authenticator) throws(StateControlError) in
+            try authenticator.credentialAdding(seed)
+        }
+        try commitStateChanges(changes)
+        return record
     }
 
     /// The discoverable credentials on the card with their public keys, oldest first.
@@ -50,7 +59,7 @@ extension VirtualCard {
 
     /// Deletes a discoverable credential.
     public func removeCredential(id: [UInt8]) throws(StateControlError) {
-        try authenticator.removeCredential(id: id)
+        try commitStateChanges(try authenticator.changesRemovingCredential(id: id))
     }
 
     // MARK: - Faults, timing, field
@@ -72,12 +81,12 @@ extension VirtualCard {
 
     /// How long operations take; ``TimingProfile/off`` (the default) or ``TimingProfile/realistic``.
     public var timing: TimingProfile {
-        get { control.timing }
-        set { control.timing = newValue }
+        get { model.timing }
+        set { model.timing = newValue }
     }
 
     /// Whether the card is in the field: false after it left it (until the host powers it).
-    public var isInField: Bool { control.isInField }
+    public var isInField: Bool { model.isInField }
 
     /// ``transmit(_:)`` for hosts that want leaving the field as an error: throws
     /// ``CardRemovedError`` instead of answering an empty array.

@@ -1,30 +1,45 @@
 @_exported import CBOR
 @_exported import CTAP2
+@_exported import FIDOWire
 @_exported import ISO7816
-import FIDOWire
+import CardCrypto
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// An emulated Arculus FIDO2 card: a profile, its non-volatile memory and the ISO 7816 front.
+/// An emulated Arculus FIDO2 card: the card model (``CardModel``), the storage its memory lives
+/// in, and the test-double controls. It drives the model: it hands it every input with the time
+/// and the person's answers, makes the changes the model returns durable before the answer
+/// leaves, sleeps the simulated time, and applies the faults that act at that boundary.
 ///
 /// The in-process API tests start from:
 /// ```swift
 /// let card = try VirtualCard()                                   // blank FIDO 2.1 card in memory
 /// let info = card.send(.getInfo)                                 // typed CTAP2
-/// let raw = card.transmit([0x00, 0xA4, 0x04, 0x00, 0x08] + NFCBinding.fidoAID)  // APDUs
+/// let raw = card.transmit(NFCBinding.selectFIDOApplet)           // APDUs
 /// card.powerOff(); card.powerOn()                                // take it off the reader and tap again
 /// ```
 /// Not thread-safe; use one card from one thread at a time.
 public final class VirtualCard {
-    /// The card model.
-    public var profile: CardProfile { authenticator.profile }
-    /// The CTAP2 authenticator (state inspection, user-presence hook).
-    public let authenticator: Authenticator
-    /// The ISO 7816 / NFC front that APDUs go through.
-    public let front: CardFront
+    /// The card model: authenticator, front and every piece of volatile state.
+    public internal(set) var model: CardModel
+    /// Where the card's memory is made durable.
+    public let storage: CardStorage
     /// The ATR the card presents on a reader.
     public let atr: [UInt8]
-    /// Test-double controls: injected faults, the fault log, timing, field presence.
+    /// Test-double controls: injected faults and the fault log.
     public let control = CardControl()
-    private let applet: AuthenticatorApplet
+    /// Asked whenever the card needs evidence of user presence. A card in the NFC field counts as
+    /// present, so the default answers yes; tests can decline.
+    public var userPresence: () -> Bool = { true }
+    /// The card's clock (monotonic by default); tests can replace it to move time.
+    public var clock: () -> CardInstant = CardInstant.monotonicNow
+    /// Every write that failed, oldest first (the last 100): which write and why.
+    public private(set) var writeFailures: [CardWriteFailure] = []
+    /// Called each time a write fails (`arculus-card serve` prints it).
+    public var onWriteFailure: ((CardWriteFailure) -> Void)?
 
     /// A card over any storage; `profile` is used when the storage is blank. `entropy: .seeded(…)`
     /// makes a deterministic card (reproducible responses, for tests and transcripts).
@@ -36,14 +51,13 @@ public final class VirtualCard {
                                  reason: .profileMismatch(image: stored.profile.name, requested: profile.name))
         }
         let effective = stored?.profile ?? profile
-        authenticator = try Authenticator(profile: effective, storage: storage,
-                                          attestation: try AttestationIdentity.emulator(for: effective),
-                                          entropy: entropy)
+        let authenticator = try Authenticator(profile: effective, state: stored,
+                                              attestation: try AttestationIdentity.emulator(for: effective),
+                                              entropy: entropy, now: CardInstant.monotonicNow())
+        if authenticator.isBlank { try storage.save(authenticator.state) }
+        self.storage = storage
         atr = try effective.atrBytes
-        applet = AuthenticatorApplet(authenticator: authenticator)
-        front = CardFront(applet: applet, options: frontOptions)
-        control.attach(front: front, authenticator: authenticator)
-        front.powerOn()
+        model = CardModel(authenticator: authenticator, frontOptions: frontOptions)
     }
 
     /// A blank card in memory.
@@ -63,19 +77,34 @@ public final class VirtualCard {
                       entropy: entropy)
     }
 
+    // MARK: - Reading the card
+
+    /// The card model this card presents.
+    public var profile: CardProfile { model.authenticator.profile }
+    /// The CTAP2 authenticator (state inspection).
+    public var authenticator: Authenticator { model.authenticator }
+    /// The ISO 7816 / NFC front.
+    public var front: CardFront { model.front }
+
+    /// The discoverable credentials on the card, oldest first.
+    public var credentials: [ResidentCredential] { model.authenticator.state.residentCredentials }
+
+    /// Whether a PIN is set, and how many attempts remain.
+    public var pinState: PINState {
+        let state = model.authenticator.state
+        return PINState(isSet: state.isPINSet, retries: state.pinRetries, signatureCounter: state.signatureCounter)
+    }
+
     // MARK: - Power
 
     /// The card enters the field.
     public func powerOn() {
-        control.powerChanged()
-        front.powerOn()
-        authenticator.powerOn()
+        model.powerOn(at: clock())
     }
 
     /// The card leaves the field: everything volatile is lost.
     public func powerOff() {
-        control.powerChanged()
-        front.powerOff()
+        model.powerOff(at: clock())
     }
 
     /// Off and on again, as when a card is taken away and tapped.
@@ -89,31 +118,108 @@ public final class VirtualCard {
     /// One command APDU in, the response APDU (data + SW1 SW2) out; empty when the card left the
     /// field instead of answering (see ``CardRemovedError``).
     public func transmit(_ apdu: [UInt8]) -> [UInt8] {
-        control.transmit(apdu, through: front)
+        perform(model.receive(apdu, in: environment()), leavingFieldAllowed: true)
     }
 
     /// One raw CTAP2 request (command byte + CBOR) straight to the authenticator, bypassing the
     /// ISO 7816 front; returns status byte + CBOR.
     public func ctap2(_ request: [UInt8]) -> [UInt8] {
-        authenticator.process(request)
+        perform(model.receiveCTAP(request, in: environment()), leavingFieldAllowed: false)
+    }
+
+    /// U2F REGISTER straight to the authenticator, bypassing the front.
+    public func u2fRegister(challenge: [UInt8], application: [UInt8]) -> U2FResult {
+        Self.u2fResult(perform(model.receiveU2F(.u2fRegister(challenge: challenge, application: application),
+                                                in: environment()), leavingFieldAllowed: false))
+    }
+
+    /// U2F AUTHENTICATE straight to the authenticator, bypassing the front.
+    public func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8]) -> U2FResult {
+        Self.u2fResult(perform(model.receiveU2F(.u2fAuthenticate(control: control, challenge: challenge, application: application,
+                                                                 keyHandle: keyHandle), in: environment()),
+                               leavingFieldAllowed: false))
+    }
+
+    private static func u2fResult(_ apdu: [UInt8]) -> U2FResult {
+        guard let response = ResponseAPDU(parsing: apdu) else { return .wrongData }
+        switch response.statusWord {
+        case .success: return .success(response.data)
+        case .conditionsNotSatisfied: return .conditionsNotSatisfied
+        default: return .wrongData
+        }
     }
 
     /// A typed CTAP2 request.
     public func send(_ command: CTAPCommand, _ parameters: CBORMap? = nil) -> CTAPResponse {
         var request: [UInt8] = [command.rawValue]
         if let parameters { request += CBOREncoder.encode(.map(parameters)) }
-        return CTAPResponse(bytes: authenticator.process(request))
+        return CTAPResponse(bytes: ctap2(request))
     }
 
-    // MARK: - Inspection
+    /// What the world tells the model for the next input.
+    private func environment() -> CommandEnvironment {
+        CommandEnvironment(now: clock(), userPresence: userPresence, faults: control)
+    }
 
-    /// The discoverable credentials on the card, oldest first.
-    public var credentials: [ResidentCredential] { authenticator.state.residentCredentials }
+    /// Carries out the model's actions until it has an answer: the storage boundary.
+    private func perform(_ first: CardAction, leavingFieldAllowed: Bool) -> [UInt8] {
+        var action = first
+        while true {
+            switch action {
+            case .silent:
+                return []
+            case .persist(let changes, let command):
+                let failure = write(changes, for: command)
+                action = model.finishWrite(succeeded: failure == nil)
+            case .respond(let response, let ran, let work):
+                Self.pause(work)
+                if leavingFieldAllowed, let ran, let away = control.leavesField(after: ran) {
+                    model.leaveField(at: clock())
+                    control.onLeaveField?(away)
+                    return []
+                }
+                return response
+            }
+        }
+    }
 
-    /// Whether a PIN is set, and how many attempts remain.
-    public var pinState: PINState {
-        PINState(isSet: authenticator.state.isPINSet, retries: authenticator.state.pinRetries,
-                 signatureCounter: authenticator.state.signatureCounter)
+    /// Makes `changes` durable; the failure, if any (also logged and reported).
+    private func write(_ changes: [CardMutation], for command: CardCommand?) -> CardWriteFailure? {
+        let failure: CardWriteFailure?
+        if let command, control.failsWrite(in: command) {
+            failure = CardWriteFailure(command: command, changes: changes, reason: "an injected torn write")
+        } else {
+            do {
+                try storage.commit(changes)
+                return nil
+            } catch {
+                failure = CardWriteFailure(command: command, changes: changes, reason: "\(error)")
+            }
+        }
+        if let failure {
+            if writeFailures.count >= 100 { writeFailures.removeFirst() }
+            writeFailures.append(failure)
+            onWriteFailure?(failure)
+        }
+        return failure
+    }
+
+    /// Makes a state control's changes durable and applies them.
+    func commitStateChanges(_ changes: [CardMutation]) throws(StateControlError) {
+        guard !changes.isEmpty else { return }
+        if let failure = write(changes, for: nil) { throw .writeFailed(failure.description) }
+        model.commit(changes)
+    }
+
+    /// Sleeps the calling thread for `duration`: the card at work.
+    static func pause(_ duration: Duration) {
+        guard duration > .zero else { return }
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR {
+            request = remaining
+        }
     }
 }
 
@@ -131,8 +237,8 @@ public struct CTAPResponse: Sendable {
 
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
-    /// The status, or nil for a status byte this build does not know.
-    public var status: CTAPStatus? { bytes.first.flatMap(CTAPStatus.init(rawValue:)) }
+    /// The status, or nil for an empty response.
+    public var status: CTAPStatus? { bytes.first.map(CTAPStatus.init(rawValue:)) }
 
     /// The CBOR body, nil when empty or not CBOR.
     public var body: CBORValue? {

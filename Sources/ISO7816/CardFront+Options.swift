@@ -20,3 +20,28 @@ extension CardFront {
         }
     }
 }
+
+extension CardFront {
+    /// What the front needs to know of the card behind it.
+    public struct Configuration: Hashable, Sendable {
+        /// SELECT answer: "FIDO_2_0" or "U2F_V2" as ASCII bytes.
+        public var selectResponse: [UInt8]
+        /// Whether NFCCTAP_MSG / NFCCTAP_GETRESPONSE are offered (else they answer `6D00`).
+        public var supportsCTAP2: Bool
+        /// Whether U2F REGISTER, AUTHENTICATE and VERSION are offered (else they answer `6D00`).
+        public var supportsU2F: Bool
+        /// CTAP maxMsgSize: bound on an assembled NFCCTAP_MSG payload (command byte + CBOR).
+        public var maxMessageSize: Int
+        /// Behaviour switches.
+        public var options: Options
+
+        public init(selectResponse: [UInt8], supportsCTAP2: Bool, supportsU2F: Bool, maxMessageSize: Int,
+                    options: Options = .init()) {
+            self.selectResponse = selectResponse
+            self.supportsCTAP2 = supportsCTAP2
+            self.supportsU2F = supportsU2F
+            self.maxMessageSize = maxMessageSize
+            self.options = options
+        }
+    }
+}

@@ -5,7 +5,7 @@ import FIDOWire
 /// dropped and only the fact that the command was too large is kept, so a client that
 /// chains forever costs no memory. The front still answers `9000` to every piece and
 /// reports the error once, when the last piece arrives.
-struct CommandChain: Sendable {
+struct CommandChain: Sendable, Equatable {
     /// CLA without the chaining bit.
     let commandClass: UInt8
     let instruction: FIDOInstruction

@@ -9,7 +9,7 @@ import Foundation
 ///   temporary folder (the original is never written), removed with this object;
 /// - `@front`: the card front's switches (`busy-first`).
 ///
-/// Tests can change the card before replaying (`replayCard.card.authenticator.userPresence
+/// Tests can change the card before replaying (`replayCard.card.userPresence
 /// = { false }`) to see a replay fail.
 public final class ReplayCard: TranscriptCard {
     /// The emulated card.

@@ -3,23 +3,14 @@ import CTAP2
 import ISO7816
 import FIDOWire
 
-/// The stand-in's applet: the expected requests and how far the host got.
-final class StandInApplet: FIDOApplet {
+/// The stand-in's card behind the front: the expected requests and how far the host got.
+final class StandInApplet {
     let expectations: [TranscriptMessage]
     private(set) var cursor = 0
     private(set) var mismatches: [StandInMismatch] = []
     var onMismatch: ((StandInMismatch) -> Void)?
 
-    let selectResponse: [UInt8]
-    let supportsCTAP2: Bool
-    let supportsU2F: Bool
-    let maxMessageSize: Int
-
-    init(messages: [TranscriptMessage], profile: CardProfile, selectResponse: [UInt8]) {
-        self.selectResponse = selectResponse
-        supportsCTAP2 = profile.supportsCTAP2
-        supportsU2F = profile.supportsU2F
-        maxMessageSize = profile.maxMsgSize
+    init(messages: [TranscriptMessage], profile: CardProfile) {
         let limit = profile.maxMsgSize
         expectations = messages.filter { message in
             // A response left in 61xx was still produced by the applet; one left in 9100 never was.
@@ -39,6 +30,17 @@ final class StandInApplet: FIDOApplet {
             case .select, .apdu, .event:
                 return false
             }
+        }
+    }
+
+    /// The answer to a whole command from the front: the recorded one, or an error and a report.
+    func answer(_ command: CardFront.Command) -> CardFront.Result {
+        switch command {
+        case .select: .run
+        case .ctap(let request, _), .ctapPoll(let request): .ctap(processCTAP2(request))
+        case .u2fRegister(let challenge, let application): .u2f(u2fRegister(challenge: challenge, application: application))
+        case .u2fAuthenticate(let control, let challenge, let application, let keyHandle):
+            .u2f(u2fAuthenticate(control: control, challenge: challenge, application: application, keyHandle: keyHandle))
         }
     }
 
@@ -68,8 +70,6 @@ final class StandInApplet: FIDOApplet {
     func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8]) -> U2FOutcome {
         u2f(.u2fAuthenticate, p1: control, data: challenge + application + [UInt8(keyHandle.count)] + keyHandle)
     }
-
-    func powerOff() {}
 
     private func u2f(_ instruction: FIDOInstruction, p1: UInt8?, data: [UInt8]) -> U2FOutcome {
         let received = p1.flatMap { CTAPNames.u2fControlName($0).map { "\(instruction.name) (\($0))" } } ?? instruction.name

@@ -63,7 +63,7 @@ public final class TranscriptRecorder: TranscriptCard {
         var seed: [UInt8]?
         if case .seeded(let bytes) = card.authenticator.entropy { seed = bytes }
         let headers = Transcript.recordingHeaders(profile: profile ?? card.profile.name, seed: seed, image: image,
-                                                  atr: card.atr, front: card.front.options, source: source, date: date)
+                                                  atr: card.atr, front: card.front.configuration.options, source: source, date: date)
         let file = try path.map { (path) throws(TranscriptFileError) in try TranscriptFileWriter(path: path, headers: headers) }
         self.init(card: card, atr: card.atr, headers: headers, file: file)
     }

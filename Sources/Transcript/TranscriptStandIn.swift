@@ -38,7 +38,7 @@ import ISO7816
 /// requests' form, not their cryptography.
 public final class TranscriptStandIn: TranscriptCard {
     /// The card front the host talks to.
-    public let front: CardFront
+    public private(set) var front: CardFront
     /// The ATR to present.
     public let atr: [UInt8]
     private let applet: StandInApplet
@@ -51,9 +51,10 @@ public final class TranscriptStandIn: TranscriptCard {
             if case .select(let aid) = message.kind { return aid == NFCBinding.fidoAID && message.statusWord == .success && !message.response.isEmpty }
             return false
         }?.response
-        applet = StandInApplet(messages: messages, profile: profile,
-                               selectResponse: selectAnswer ?? Array(profile.selectResponse.utf8))
-        front = CardFront(applet: applet, options: transcript.frontOptions)
+        applet = StandInApplet(messages: messages, profile: profile)
+        front = CardFront(configuration: .init(
+            selectResponse: selectAnswer ?? Array(profile.selectResponse.utf8), supportsCTAP2: profile.supportsCTAP2,
+            supportsU2F: profile.supportsU2F, maxMessageSize: profile.maxMsgSize, options: transcript.frontOptions))
         atr = transcript.atr ?? (try? profile.atrBytes) ?? []
     }
 
@@ -66,16 +67,16 @@ public final class TranscriptStandIn: TranscriptCard {
     // MARK: - The card's interface
 
     /// The card entered the field.
-    public func powerOn() { front.powerOn() }
+    public func powerOn() { front.powerCycle() }
     /// The card left the field.
-    public func powerOff() { front.powerOff() }
+    public func powerOff() { front.powerCycle() }
     /// Off then on.
-    public func reset() {
-        front.powerOff()
-        front.powerOn()
-    }
+    public func reset() { front.powerCycle() }
     /// One command APDU in, the response out.
-    public func transmit(_ apdu: [UInt8]) -> [UInt8] { front.transmit(apdu) }
+    public func transmit(_ apdu: [UInt8]) -> [UInt8] {
+        let applet = applet
+        return front.transmit(apdu) { applet.answer($0) }.bytes
+    }
 
     // MARK: - Progress
 

@@ -95,7 +95,7 @@ final class BenchCard {
         }
 
         let application = SHA256.hash(Array(Platform.rpId.utf8))
-        guard case .success(let registration) = card.authenticator.u2fRegister(
+        guard case .success(let registration) = card.u2fRegister(
             challenge: SecureRandom.bytes(32), application: application), registration.count > 67 else {
             throw BenchError("U2F register failed")
         }

@@ -110,11 +110,11 @@ struct InProcessSuite {
                           bound: signBound, journalWrites: 1, boundTarget: nil) { card in
                 let application = SHA256.hash(Array(Platform.rpId.utf8))
                 let challenge = SecureRandom.bytes(32)
-                let authenticator = card.card.authenticator
+                let virtualCard = card.card
                 return {
                     var result = U2FResult.wrongData
                     let elapsed = timed {
-                        result = authenticator.u2fAuthenticate(control: 0x03, challenge: challenge,
+                        result = virtualCard.u2fAuthenticate(control: 0x03, challenge: challenge,
                                                                application: application, keyHandle: card.u2fKeyHandle)
                     }
                     guard case .success = result else { throw BenchError("U2F authenticate answered \(result)") }

@@ -100,8 +100,8 @@ struct PINAndResetTests {
     func resetLate() async throws {
         let (sdk, connector) = try await Fixture.sdkWithPIN()
         connector.powerCycleOnTap = false
-        let start = connector.card.authenticator.clock()
-        connector.card.authenticator.clock = { start + 60 }
+        let start = connector.card.clock()
+        connector.card.clock = { start.advanced(by: .seconds(60)) }
         let error = await Fixture.error { try await sdk.resetDevice(pin: "99887766") }
         #expect(error == ArculusFidoError(.deviceResetFailed,
                                           "the card allows a reset only within seconds of being tapped (CTAP2_ERR_NOT_ALLOWED); take it off the reader, tap it again and reset at once",

@@ -35,7 +35,7 @@ struct U2FTests {
         return data
     }
 
-    static func register(_ authenticator: Authenticator, application: [UInt8] = application) throws -> U2FRegistration {
+    static func register(_ authenticator: AuthenticatorUnderTest, application: [UInt8] = application) throws -> U2FRegistration {
         try U2FRegistration(try success(authenticator.u2fRegister(challenge: challenge, application: application)))
     }
 

@@ -75,8 +75,8 @@ struct CredentialManagementTests {
     @Test("reset after the window: CTAP2_ERR_NOT_ALLOWED")
     func resetLate() throws {
         let (client, transport) = try Fixture.clientWithPIN()
-        let start = transport.card.authenticator.clock()
-        transport.card.authenticator.clock = { start + 11 }
+        let start = transport.card.clock()
+        transport.card.clock = { start.advanced(by: .seconds(11)) }
         #expect(Fixture.error { try client.reset() } == .ctap(CTAPError(status: .notAllowed, command: .reset)))
     }
 }

@@ -189,7 +189,7 @@ struct CardFrontChainingTests {
     }
 
     @Test func chainOfTheSameCommandNeedsItsHeaderChecked() {
-        let front = CardFront(applet: FakeApplet())
+        let front = FrontUnderTest(applet: FakeApplet())
         // Not selected: refused at the first piece, so no chain is opened.
         #expect(Wire.sw(front.transmit(Wire.hex("9010800001 01"))) == .conditionsNotSatisfied)
         _ = front.transmit(Wire.select)

@@ -86,13 +86,13 @@ struct CardFrontTests {
     @Test(arguments: beforeSelect)
     func commandsBeforeSelectAnswer6985(_ hex: String) {
         let applet = FakeApplet()
-        let front = CardFront(applet: applet)
+        let front = FrontUnderTest(applet: applet)
         #expect(Wire.sw(front.transmit(Wire.hex(hex))) == .conditionsNotSatisfied)
         #expect(applet.ctapRequests.isEmpty)
     }
 
     @Test func selectVariants() {
-        let front = CardFront(applet: FakeApplet())
+        let front = FrontUnderTest(applet: FakeApplet())
         let fido = Array("FIDO_2_0".utf8)
         #expect(front.transmit(Wire.hex("00A4040008 A0000006472F0001 00")) == fido + [0x90, 0x00])
         #expect(front.transmit(Wire.hex("00A4040008 A0000006472F0001")) == fido + [0x90, 0x00])
@@ -161,7 +161,7 @@ struct CardFrontTests {
 
     @Test func badAPDUsInterleavedWithGoodOnes() {
         let applet = FakeApplet()
-        let front = CardFront(applet: applet)
+        let front = FrontUnderTest(applet: applet)
         var client = ChainingClient.pythonFido2
         let request: [UInt8] = [0x01] + Array(repeating: 0xAB, count: 600)
         for (index, bad) in Self.badAPDUs.enumerated() {
@@ -204,7 +204,7 @@ struct CardFrontTests {
     /// Random bytes never crash the front and never leave it unusable.
     @Test func randomAPDUsDoNotBreakTheFront() {
         let applet = FakeApplet()
-        let front = CardFront(applet: applet)
+        let front = FrontUnderTest(applet: applet)
         var generator = SplitMix(seed: 0x5EED)
         for round in 0..<5000 {
             let length = Int(generator.next() % 300)

@@ -1,8 +1,8 @@
 import ISO7816
 import FIDOWire
 
-/// A FIDO applet double that records what the front hands it and answers from closures.
-final class FakeApplet: FIDOApplet {
+/// A card double behind the front: records what the front hands it and answers from closures.
+final class FakeApplet {
     var selectResponse: [UInt8] = Array("FIDO_2_0".utf8)
     var supportsCTAP2 = true
     var supportsU2F = true
@@ -36,6 +36,52 @@ final class FakeApplet: FIDOApplet {
     func powerOff() {
         powerOffCount += 1
     }
+
+    /// What the front is told about this card.
+    func configuration(options: CardFront.Options) -> CardFront.Configuration {
+        CardFront.Configuration(selectResponse: selectResponse, supportsCTAP2: supportsCTAP2, supportsU2F: supportsU2F,
+                                maxMessageSize: maxMessageSize, options: options)
+    }
+
+    /// The result of a whole command, as a card gives it.
+    func answer(_ command: CardFront.Command) -> CardFront.Result {
+        switch command {
+        case .select: .run
+        case .ctap(let request, _), .ctapPoll(let request): .ctap(processCTAP2(request))
+        case .u2fRegister(let challenge, let application): .u2f(u2fRegister(challenge: challenge, application: application))
+        case .u2fAuthenticate(let control, let challenge, let application, let keyHandle):
+            .u2f(u2fAuthenticate(control: control, challenge: challenge, application: application, keyHandle: keyHandle))
+        }
+    }
+}
+
+/// A front driven with a ``FakeApplet`` answering its commands (`CardFront` is a value; this
+/// keeps one and its applet together, as a card does).
+final class FrontUnderTest {
+    let applet: FakeApplet
+    private(set) var front: CardFront
+
+    init(applet: FakeApplet, options: CardFront.Options = .init()) {
+        self.applet = applet
+        front = CardFront(configuration: applet.configuration(options: options))
+    }
+
+    var options: CardFront.Options { front.configuration.options }
+    var isAppletSelected: Bool { front.isAppletSelected }
+
+    func process(_ apdu: [UInt8]) -> ResponseAPDU {
+        let applet = applet
+        return front.transmit(apdu) { applet.answer($0) }
+    }
+
+    func transmit(_ apdu: [UInt8]) -> [UInt8] { process(apdu).bytes }
+
+    func powerOn() { front.powerCycle() }
+
+    func powerOff() {
+        front.powerCycle()
+        applet.powerOff()
+    }
 }
 
 /// Test helpers around a front.
@@ -49,8 +95,8 @@ enum Wire {
     }
 
     /// A front with the FIDO applet selected.
-    static func selectedFront(_ applet: FakeApplet = FakeApplet(), options: CardFront.Options = .init()) -> CardFront {
-        let front = CardFront(applet: applet, options: options)
+    static func selectedFront(_ applet: FakeApplet = FakeApplet(), options: CardFront.Options = .init()) -> FrontUnderTest {
+        let front = FrontUnderTest(applet: applet, options: options)
         _ = front.transmit(select)
         return front
     }
@@ -81,7 +127,7 @@ struct ChainingClient {
         self.getResponseCLA = getResponseCLA
     }
 
-    mutating func send(_ front: CardFront, cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8, data: [UInt8]) -> ResponseAPDU {
+    mutating func send(_ front: FrontUnderTest, cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8, data: [UInt8]) -> ResponseAPDU {
         var rest = data[...]
         while rest.count > pieceSize {
             let piece = Array(rest.prefix(pieceSize))
@@ -100,7 +146,7 @@ struct ChainingClient {
         return ResponseAPDU(data: collected, statusWord: response.statusWord)
     }
 
-    private mutating func exchange(_ front: CardFront, _ apdu: [UInt8]) -> ResponseAPDU {
+    private mutating func exchange(_ front: FrontUnderTest, _ apdu: [UInt8]) -> ResponseAPDU {
         apduCount += 1
         let response = ResponseAPDU(parsing: front.transmit(apdu)) ?? ResponseAPDU(statusWord: StatusWord(rawValue: 0))
         statusWords.append(response.statusWord)

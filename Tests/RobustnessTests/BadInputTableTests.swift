@@ -600,7 +600,7 @@ enum BadInputTable {
         },
         BadInputRow(category: "CTAP misuse", name: "reset 11 s after power-up (window 10 s)", expected: .ctap(.notAllowed)) { c in
             var now = 1000.0
-            c.card.authenticator.clock = { now }
+            c.card.clock = { .seconds(now) }
             c.card.powerCycle()
             c.select()
             now += 11

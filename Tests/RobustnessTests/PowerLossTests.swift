@@ -191,7 +191,7 @@ enum PowerLossScenarios {
         }),
         PowerLossScenario(name: "reset", prepare: withResidentCredentials, command: { s in
             // Inside the reset window however long the preparation took.
-            s.card.authenticator.clock = { 100 }
+            s.card.clock = { .seconds(100) }
             s.card.powerCycle()
             return HostView(reply: s.platform.call(CTAPByte.reset))
         }, check: { loaded, before, _, _ in

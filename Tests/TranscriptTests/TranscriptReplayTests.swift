@@ -77,7 +77,7 @@ struct TranscriptReplayTests {
         let transcript = try Sessions.webAuthnAndU2F(card: try VirtualCard(entropy: .seeded(testSeed)))
         let replay = TranscriptReplay(transcript: transcript) {
             let card = try ReplayCard(transcript: transcript, baseDirectory: nil)
-            card.card.authenticator.userPresence = { false }
+            card.card.userPresence = { false }
             return card
         }
         let mismatch = try #require(try replay.run().mismatch)

@@ -1,36 +1,28 @@
 import CBOR
+import FIDOWire
 
 extension Authenticator {
     /// authenticatorGetInfo (CTAP 2.1 §6.4). Members 0x09 and up exist only on FIDO_2_1 cards.
-    func getInfo() -> CBORValue {
-        var info = CBORMap()
-        info[.int(0x01)] = .array(profile.versions.map { .text($0) })
-        if !profile.extensions.isEmpty {
-            info[.int(0x02)] = .array(profile.extensions.map { .text($0) })
-        }
-        info[.int(0x03)] = .bytes(aaguid)
-        var options = CBORMap()
-        options["plat"] = false
-        options["rk"] = true
-        options["up"] = true
-        options["clientPin"] = .bool(state.isPINSet)
-        if profile.credentialManagement { options["credMgmt"] = true }
-        if profile.pinUvAuthToken { options["pinUvAuthToken"] = true }
-        if profile.supportsCTAP21 && profile.makeCredUvNotRqd { options["makeCredUvNotRqd"] = true }
-        info[.int(0x04)] = .map(options)
-        info[.int(0x05)] = .int(profile.maxMsgSize)
-        info[.int(0x06)] = .array(profile.pinUvAuthProtocols.map { .int($0) })
-        info[.int(0x07)] = .int(profile.maxCredentialCountInList)
-        info[.int(0x08)] = .int(profile.maxCredentialIdLength)
+    func getInfo() -> AuthenticatorInfo {
+        var options: [(name: String, value: Bool)] = [("plat", false), ("rk", true), ("up", true),
+                                                      ("clientPin", state.isPINSet)]
+        if profile.credentialManagement { options.append(("credMgmt", true)) }
+        if profile.pinUvAuthToken { options.append(("pinUvAuthToken", true)) }
+        if profile.supportsCTAP21 && profile.makeCredUvNotRqd { options.append(("makeCredUvNotRqd", true)) }
+        var info = AuthenticatorInfo(
+            versions: profile.versions, extensions: profile.extensions.isEmpty ? nil : profile.extensions,
+            aaguid: aaguid, options: options, maxMsgSize: profile.maxMsgSize,
+            pinUvAuthProtocols: profile.pinUvAuthProtocols, maxCredentialCountInList: profile.maxCredentialCountInList,
+            maxCredentialIdLength: profile.maxCredentialIdLength)
         if profile.supportsCTAP21 {
-            info[.int(0x09)] = .array(profile.transports.map { .text($0) })
-            info[.int(0x0A)] = .array(profile.algorithms.map { .map(["alg": .int($0), "type": "public-key"]) })
-            info[.int(0x0C)] = false
-            info[.int(0x0D)] = .int(profile.minPINLength)
-            info[.int(0x0E)] = .int(profile.firmwareVersion)
-            info[.int(0x14)] = .int(remainingDiscoverableCredentials)
+            info.transports = profile.transports
+            info.algorithms = profile.algorithms
+            info.forcePINChange = false
+            info.minPINLength = profile.minPINLength
+            info.firmwareVersion = profile.firmwareVersion
+            info.remainingDiscoverableCredentials = remainingDiscoverableCredentials
         }
-        return .map(info)
+        return info
     }
 
     /// The profile's AAGUID (validated when the authenticator was created).
@@ -39,6 +31,6 @@ extension Authenticator {
     }
 
     var remainingDiscoverableCredentials: Int {
-        max(0, profile.residentKeyCapacity - state.residentCredentials.count)
+        memory.remainingDiscoverableCredentials(capacity: profile.residentKeyCapacity)
     }
 }

@@ -1,18 +1,22 @@
 import FIDOWire
+
 extension Authenticator {
+    /// The window after power-up during which authenticatorReset is allowed.
+    var resetWindow: Duration? {
+        profile.resetWindowSeconds.map { .nanoseconds(Int64(($0 * 1e9).rounded())) }
+    }
+
     /// authenticatorReset (CTAP 2.1 §6.6): wipes credentials, PIN and retries, replaces the master
     /// secret (so every non-discoverable credential ID dies too) and all volatile state. Allowed
     /// only within the profile's window after power-up, with user presence. The signature counter
     /// keeps counting up so that no relying party ever sees it go backwards.
-    func reset() throws(CTAPStatus) {
-        if let window = profile.resetWindowSeconds, clock() - volatile.poweredOnAt > window {
+    mutating func reset(changes: inout [CardMutation]) throws(CTAPStatus) {
+        if let window = resetWindow, session.poweredOnAt.duration(to: now) > window {
             throw .notAllowed
         }
         guard isUserPresent() else { throw .operationDenied }
-        let masterSecret = randomBytes(32)
-        try persist(.reset(masterSecret: masterSecret))
-        let poweredOnAt = volatile.poweredOnAt
-        resetVolatileState()
-        volatile.poweredOnAt = poweredOnAt
+        changes.append(.reset(masterSecret: random.bytes(32)))
+        let poweredOnAt = session.poweredOnAt
+        session = AuthenticatorSession(at: poweredOnAt, random: &random)
     }
 }

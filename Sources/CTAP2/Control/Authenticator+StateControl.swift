@@ -1,43 +1,46 @@
 import CardCrypto
+import FIDOWire
 
 /// State control: a test double sets the card's memory directly instead of driving it through
-/// CTAP. Every change is a ``CardMutation`` made durable through the card's ``CardStorage``
-/// (a card image journal record), exactly like a change a command makes, so it survives a
-/// reopen. Call these between commands, on the thread that drives the card.
+/// CTAP. Each control returns the ``CardMutation``s it makes, exactly like a command: the caller
+/// makes them durable (a card image journal record) and then ``commit(_:)``s them, so a change
+/// survives a reopen. Call these between commands.
 extension Authenticator {
-    /// Sets the PIN (as setPIN/changePIN would) and resets the retry counter to 8. The PIN must
-    /// meet the card's PIN policy: at least the profile's `minPINLength` code points, at most
-    /// 63 bytes of UTF-8, no NUL. Any PIN token is forgotten, as after changePIN.
-    public func setPIN(_ pin: String) throws(StateControlError) {
-        let bytes = Array(pin.utf8)
-        guard !bytes.contains(0) else { throw .pinPolicy("it contains a NUL character") }
-        guard bytes.count <= 63 else { throw .pinPolicy("it is \(bytes.count) bytes of UTF-8; at most 63 fit") }
-        let codePoints = pin.unicodeScalars.count
-        guard codePoints >= profile.minPINLength else {
-            throw .pinPolicy("it has \(codePoints) code points; the profile's minimum is \(profile.minPINLength)")
+    /// The changes that set the PIN (as setPIN/changePIN would) and put the retry counter back to
+    /// 8. The PIN must meet the card's PIN policy (``PINPolicy``). Once committed, any PIN token
+    /// is forgotten, as after changePIN (see ``forgetPINSession()``).
+    public func changesSettingPIN(_ pin: String) throws(StateControlError) -> [CardMutation] {
+        let accepted: PINPolicy.AcceptedPIN
+        do {
+            accepted = try pinPolicy.check(Array(pin.utf8))
+        } catch {
+            throw .pinPolicy(error.description)
         }
-        try write([.setPIN(hash: Array(SHA256.hash(bytes).prefix(16)), codePoints: codePoints)])
-        volatile.token = nil
-        volatile.consecutivePINFailures = 0
+        return [.setPIN(hash: accepted.hash, codePoints: accepted.codePoints)]
     }
 
-    /// Sets the PIN retry counter: 0 blocks the PIN until a reset (CTAP 2.1 §6.5.2.2).
-    public func setPINRetries(_ retries: Int) throws(StateControlError) {
+    /// Forgets the PIN token and the wrong-PIN streak, as a new PIN does.
+    public mutating func forgetPINSession() {
+        session.token = nil
+        session.consecutivePINFailures = 0
+    }
+
+    /// The change that sets the PIN retry counter: 0 blocks the PIN until a reset (CTAP 2.1 §6.5.2.2).
+    public func changesSettingPINRetries(_ retries: Int) throws(StateControlError) -> [CardMutation] {
         guard (0...CardState.maximumPINRetries).contains(retries) else { throw .retriesOutOfRange(retries) }
-        try write([.setPINRetries(retries)])
+        return [.setPINRetries(retries)]
     }
 
-    /// Sets the global signature counter (the next assertion reports `counter + 1`).
-    public func setSignatureCounter(_ counter: UInt32) throws(StateControlError) {
-        try write([.setSignatureCounter(counter)])
+    /// The change that sets the global signature counter (the next assertion reports `counter + 1`).
+    public func changesSettingSignatureCounter(_ counter: UInt32) -> [CardMutation] {
+        [.setSignatureCounter(counter)]
     }
 
-    /// Puts a credential on the card (see ``CredentialSeed``) and returns its record, with the
-    /// credential ID and public key. A discoverable credential replaces the card's credential
-    /// for the same RP and user handle, as makeCredential does; the signature counter is not
-    /// touched. A non-discoverable credential changes nothing on the card: its ID is minted.
-    @discardableResult
-    public func addCredential(_ seed: CredentialSeed) throws(StateControlError) -> CredentialRecord {
+    /// Makes a credential as ``CredentialSeed`` describes it: its record (ID, public key), and the
+    /// changes that store it. A discoverable credential replaces the card's credential for the
+    /// same RP and user handle, as makeCredential does; the signature counter is not touched. A
+    /// non-discoverable credential changes nothing on the card (no changes): its ID is minted.
+    public mutating func credentialAdding(_ seed: CredentialSeed) throws(StateControlError) -> (record: CredentialRecord, changes: [CardMutation]) {
         guard !seed.rpId.isEmpty else { throw .invalidCredential("the RP ID is empty") }
         guard seed.user.id.count <= 64 else {
             throw .invalidCredential("the user handle is \(seed.user.id.count) bytes; at most 64 are allowed")
@@ -54,34 +57,33 @@ extension Authenticator {
         if seed.hmacSecret && !profile.supportsHMACSecret {
             throw .invalidCredential("the \(profile.name) profile has no hmac-secret extension")
         }
-        let key = seed.privateKey ?? newPrivateKey()
+        let key = seed.privateKey ?? random.p256Key()
         let contents = CredentialWrapper.Contents(privateKey: key.rawScalar, discoverable: seed.discoverable,
                                                   hmacSecret: seed.hmacSecret, credProtect: seed.credProtect)
-        let id = wrapper.wrap(contents, rpIdHash: SHA256.hash(Array(seed.rpId.utf8)), iv: randomBytes(16))
+        let id = memory.wrapper.wrap(contents, rpIdHash: SHA256.hash(Array(seed.rpId.utf8)), iv: random.bytes(16))
         let record = CredentialRecord(
             id: id, rpId: seed.rpId, rpName: seed.rpName, user: seed.user, discoverable: seed.discoverable,
             publicKey: key.publicKey, credProtect: seed.credProtect, hmacSecret: seed.hmacSecret)
-        guard seed.discoverable else { return record }
+        guard seed.discoverable else { return (record, []) }
 
-        var mutations: [CardMutation] = []
-        let replaced = residentCredentials(rpId: seed.rpId).first { $0.userId == seed.user.id }
+        var changes: [CardMutation] = []
+        let replaced = memory.residentCredentials(rpId: seed.rpId).first { $0.userId == seed.user.id }
         if let replaced {
-            mutations.append(.removeCredential(id: replaced.id))
+            changes.append(.removeCredential(id: replaced.id))
         } else if state.residentCredentials.count >= profile.residentKeyCapacity {
             throw .keyStoreFull(capacity: profile.residentKeyCapacity)
         }
-        mutations.append(.addCredential(ResidentCredential(
+        changes.append(.addCredential(ResidentCredential(
             id: id, rpId: seed.rpId, rpName: seed.rpName, userId: seed.user.id, userName: seed.user.name,
             userDisplayName: seed.user.displayName, privateKey: key.rawScalar, credProtect: seed.credProtect,
             hmacSecret: seed.hmacSecret, serial: state.nextCredentialSerial)))
-        try write(mutations)
-        return record
+        return (record, changes)
     }
 
-    /// Deletes a discoverable credential.
-    public func removeCredential(id: [UInt8]) throws(StateControlError) {
-        guard residentIndex[id] != nil else { throw .noSuchCredential(id) }
-        try write([.removeCredential(id: id)])
+    /// The change that deletes a discoverable credential.
+    public func changesRemovingCredential(id: [UInt8]) throws(StateControlError) -> [CardMutation] {
+        guard memory.residentCredential(id: id) != nil else { throw .noSuchCredential(id) }
+        return [.removeCredential(id: id)]
     }
 
     /// The discoverable credentials on the card, oldest first, with their public keys.
@@ -99,16 +101,14 @@ extension Authenticator {
 
     /// Whether three wrong PINs since power-up block PIN use until the card is power-cycled
     /// (CTAP 2.1 PIN_AUTH_BLOCKED; volatile, unlike the retry counter).
-    public var isPINAuthBlocked: Bool { volatile.consecutivePINFailures >= 3 }
+    public var isPINAuthBlocked: Bool { session.consecutivePINFailures >= 3 }
 
     /// The current PIN's length in Unicode code points (0 when no PIN is set).
     public var pinLength: Int { state.isPINSet ? state.pinCodePoints : 0 }
 
-    private func write(_ mutations: [CardMutation]) throws(StateControlError) {
-        do {
-            try persist(mutations)
-        } catch {
-            throw .writeFailed
-        }
+    /// Applies changes the caller made durable (a state control's, or a command's through
+    /// ``finish(_:durable:)``).
+    public mutating func commitChanges(_ changes: [CardMutation]) {
+        commit(changes)
     }
 }

@@ -1,5 +1,5 @@
 import FIDOWire
-/// Why a direct change to a card's state (``Authenticator/setPIN(_:)`` and the other state
+/// Why a direct change to a card's state (``Authenticator/changesSettingPIN(_:)`` and the other state
 /// controls) was refused. The card is unchanged whenever one is thrown.
 public enum StateControlError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The PIN breaks the card's PIN policy (CTAP 2.1 §6.5.5.5): too short for the profile's
@@ -15,8 +15,8 @@ public enum StateControlError: Error, Equatable, Sendable, CustomStringConvertib
     /// No discoverable credential has this ID (non-discoverable credentials are not stored, so
     /// they cannot be removed; a reset invalidates them).
     case noSuchCredential([UInt8])
-    /// Writing the card's memory failed; the card keeps its previous state.
-    case writeFailed
+    /// Writing the card's memory failed (which write, and why); the card keeps its previous state.
+    case writeFailed(String)
 
     public var description: String {
         switch self {
@@ -26,7 +26,7 @@ public enum StateControlError: Error, Equatable, Sendable, CustomStringConvertib
         case .keyStoreFull(let capacity): "the card already holds its maximum of \(capacity) discoverable credentials"
         case .noSuchCredential(let id):
             "no discoverable credential with ID \(id.hexString) (non-discoverable credentials are not stored on the card)"
-        case .writeFailed: "writing the card's memory failed; the card is unchanged"
+        case .writeFailed(let why): "writing the card's memory failed (\(why)); the card is unchanged"
         }
     }
 }

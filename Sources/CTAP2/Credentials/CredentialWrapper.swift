@@ -7,7 +7,7 @@ import CardCrypto
 /// other RP. Layout (81 bytes): version `01` ‖ IV (16) ‖ ciphertext (48) ‖ tag (16), where the
 /// plaintext is the 32-byte scalar ‖ flags ‖ credProtect ‖ 14 zero bytes and the tag is
 /// LEFT(HMAC-SHA-256(macKey, version ‖ IV ‖ ciphertext ‖ rpIdHash), 16).
-struct CredentialWrapper {
+struct CredentialWrapper: Sendable {
     static let version: UInt8 = 0x01
     static let idLength = 1 + 16 + 48 + 16
 

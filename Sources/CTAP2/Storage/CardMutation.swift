@@ -21,6 +21,16 @@ public enum CardMutation: Sendable, Equatable {
     case reset(masterSecret: [UInt8])
 }
 
+extension CardMutation {
+    /// Whether this change deletes credentials (one, or all of them in a reset).
+    var removesCredentials: Bool {
+        switch self {
+        case .removeCredential, .reset: true
+        default: false
+        }
+    }
+}
+
 extension CardState {
     /// Applies one mutation in place.
     public mutating func apply(_ mutation: CardMutation) {

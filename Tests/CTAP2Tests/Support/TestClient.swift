@@ -66,9 +66,9 @@ enum Fixture {
 /// Host-side client: builds CTAP2 requests with integer keys and runs the PIN protocols from the
 /// platform side.
 final class TestClient {
-    let authenticator: Authenticator
+    let authenticator: AuthenticatorUnderTest
 
-    init(_ authenticator: Authenticator) {
+    init(_ authenticator: AuthenticatorUnderTest) {
         self.authenticator = authenticator
     }
 
@@ -286,8 +286,8 @@ func makeTestAttestation(aaguid: [UInt8]) throws -> AttestationIdentity {
     return AttestationIdentity(certificate: certificate, privateKey: batchKey, rootCertificate: root)
 }
 
-func makeAuthenticator(profile: CardProfile = .arculusFIDO21, storage: CardStorage = InMemoryStorage()) throws -> Authenticator {
-    try Authenticator(profile: profile, storage: storage, attestation: try makeTestAttestation(aaguid: try profile.aaguidBytes))
+func makeAuthenticator(profile: CardProfile = .arculusFIDO21, storage: CardStorage = InMemoryStorage()) throws -> AuthenticatorUnderTest {
+    try AuthenticatorUnderTest(profile: profile, storage: storage, attestation: try makeTestAttestation(aaguid: try profile.aaguidBytes))
 }
 
 /// The AAGUID's 16 bytes from its canonical text, parsed here rather than by the profile.
@@ -310,7 +310,7 @@ final class ManualClock {
     init(_ now: Double = 1_000) { self.now = now }
 }
 
-extension Authenticator {
+extension AuthenticatorUnderTest {
     /// Replaces the clock with `clock` and powers the card up at its current time.
     func use(_ clock: ManualClock) {
         self.clock = { clock.now }

@@ -34,20 +34,20 @@ public func fuzzCTAP2TestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
 
 private func runRequests(selector: UInt8, requests: ArraySlice<UInt8>) -> [[UInt8]] {
     let baseline = FuzzBaseline(selector: selector)
-    let authenticator: Authenticator
+    let authenticator: VirtualCard
     do {
-        authenticator = try Authenticator(profile: baseline.profile, storage: InMemoryStorage(state: baseline.state),
-                                          attestation: baseline.attestation, entropy: .seeded(fuzzSeed))
+        authenticator = try VirtualCard(profile: baseline.profile, storage: InMemoryStorage(state: baseline.state),
+                                        entropy: .seeded(fuzzSeed))
     } catch {
         fatalError("cannot make the fuzz authenticator: \(error)")
     }
     var now = 0.0
-    authenticator.clock = { now }
+    authenticator.clock = { .seconds(now) }
     authenticator.powerOn()
 
     var token: PlatformToken?
     if selector & 0x04 != 0, baseline.state.isPINSet {
-        let platform = PlatformClient(send: authenticator.process)
+        let platform = PlatformClient(send: authenticator.ctap2)
         let permissions: UInt64?
         switch selector >> 4 & 0x03 {
         case 0: permissions = 0x07
@@ -72,9 +72,9 @@ private func runRequests(selector: UInt8, requests: ArraySlice<UInt8>) -> [[UInt
             continue
         }
         let request = fixUp ? fixedUp(piece, token: token) : piece
-        let response = authenticator.process(request)
+        let response = authenticator.ctap2(request)
         fuzzCheck(!response.isEmpty, "empty response to \(fuzzHex(request))")
-        fuzzCheck(CTAPStatus(rawValue: response[0]) != nil, "unknown status \(response[0]) to \(fuzzHex(request))")
+        fuzzCheck(CTAPStatus(rawValue: response[0]).isDefined, "unknown status \(response[0]) to \(fuzzHex(request))")
         if response[0] == 0x00 && response.count > 1 {
             let body = try? CBORDecoder.decode(Array(response.dropFirst()))
             fuzzCheck(body?.mapValue != nil, "a CTAP2_OK body that is not a CBOR map, to \(fuzzHex(request))")
@@ -84,7 +84,7 @@ private func runRequests(selector: UInt8, requests: ArraySlice<UInt8>) -> [[UInt
         }
         responses.append(response)
     }
-    checkCardState(authenticator.state, baseline: baseline)
+    checkCardState(authenticator.authenticator.state, baseline: baseline)
     return responses
 }
 

@@ -40,7 +40,7 @@ private func runCard(selector: UInt8, apdus: ArraySlice<UInt8>) -> [[UInt8]] {
         fatalError("cannot make the fuzz card: \(error)")
     }
     var now = 0.0
-    card.authenticator.clock = { now }
+    card.clock = { .seconds(now) }
     card.powerCycle()
 
     var responses: [[UInt8]] = []

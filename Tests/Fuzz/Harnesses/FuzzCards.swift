@@ -55,16 +55,14 @@ final class FuzzBaselineStates: @unchecked Sendable {
 
     private static func blank(_ profile: CardProfile) throws -> CardState {
         let storage = InMemoryStorage()
-        _ = try Authenticator(profile: profile, storage: storage, attestation: try AttestationIdentity.emulator(for: profile),
-                              entropy: .seeded(fuzzSeed))
+        _ = try VirtualCard(profile: profile, storage: storage, entropy: .seeded(fuzzSeed))
         return storage.state!
     }
 
     private static func populated(_ attestation: AttestationIdentity) throws -> CardState {
         let storage = InMemoryStorage()
-        let authenticator = try Authenticator(profile: .arculusFIDO21, storage: storage, attestation: attestation,
-                                              entropy: .seeded(fuzzSeed))
-        let platform = PlatformClient(send: authenticator.process)
+        let card = try VirtualCard(profile: .arculusFIDO21, storage: storage, entropy: .seeded(fuzzSeed))
+        let platform = PlatformClient(send: card.ctap2)
         guard try platform.setPIN(fuzzPIN).isOK else { throw PlatformFailure("setPIN") }
         let token = try platform.token(fuzzPIN, protocol: 2, permissions: 0x07).get()
         for (rp, user) in [("example.com", [UInt8]([1])), ("example.com", [2]), ("other.example", [3])] {

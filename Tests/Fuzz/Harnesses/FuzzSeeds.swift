@@ -184,9 +184,9 @@ struct SeedWriter {
                                                                    busyPolls: Int(selector >> 4 & 0x03)),
                                    entropy: .seeded(fuzzSeed))
         var now = 0.0
-        card.authenticator.clock = { now }
+        card.clock = { .seconds(now) }
         card.powerCycle()
-        card.authenticator.clock = { now += 1; return now }
+        card.clock = { now += 1; return .seconds(now) }
         return card
     }
 

@@ -1,0 +1,38 @@
+import CTAP2
+
+/// A change to the card's memory that could not be made durable: which write, and why. The card
+/// answered CTAP1_ERR_OTHER (or refused the state control) and kept its previous state.
+public struct CardWriteFailure: Error, CustomStringConvertible, Sendable {
+    /// The command whose changes were being written; nil for a state control.
+    public let command: CardCommand?
+    /// The changes that were not written.
+    public let changes: [CardMutation]
+    /// Why not: the storage's error, or an injected torn write.
+    public let reason: String
+
+    public init(command: CardCommand?, changes: [CardMutation], reason: String) {
+        self.command = command
+        self.changes = changes
+        self.reason = reason
+    }
+
+    public var description: String {
+        let what = changes.map(\.summary).joined(separator: ", ")
+        return "\(command.map { "\($0): " } ?? "")writing \(what) failed: \(reason)"
+    }
+}
+
+extension CardMutation {
+    /// A few words for messages: `signature counter 42`, `new credential for example.com`.
+    public var summary: String {
+        switch self {
+        case .setPIN: "a new PIN"
+        case .setPINRetries(let retries): "PIN retries \(retries)"
+        case .setSignatureCounter(let counter): "signature counter \(counter)"
+        case .addCredential(let credential): "new credential for \(credential.rpId)"
+        case .removeCredential: "credential deletion"
+        case .updateUser: "user information"
+        case .reset: "reset"
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import CBOR
+import FIDOWire
+
+/// authenticatorClientPIN's parameters (CTAP 2.1 §6.5.5), read and type-checked. Which members a
+/// subcommand needs is its own business: see the nested types, one per subcommand that takes any.
+struct ClientPINRequest: Sendable, Equatable {
+    /// The subCommand number as sent (a number this build does not know is INVALID_SUBCOMMAND).
+    var subCommand: UInt64
+    var pinUvAuthProtocol: UInt64?
+    /// The platform's key-agreement key (a COSE_Key), as sent.
+    var keyAgreement: CBORValue?
+    var pinUvAuthParam: [UInt8]?
+    var newPinEnc: [UInt8]?
+    var pinHashEnc: [UInt8]?
+    var permissions: UInt64?
+    var rpId: String?
+
+    init(subCommand: ClientPINSubcommand, pinUvAuthProtocol: UInt64? = nil, keyAgreement: CBORValue? = nil,
+                pinUvAuthParam: [UInt8]? = nil, newPinEnc: [UInt8]? = nil, pinHashEnc: [UInt8]? = nil,
+                permissions: UInt64? = nil, rpId: String? = nil) {
+        self.subCommand = UInt64(subCommand.rawValue)
+        self.pinUvAuthProtocol = pinUvAuthProtocol
+        self.keyAgreement = keyAgreement
+        self.pinUvAuthParam = pinUvAuthParam
+        self.newPinEnc = newPinEnc
+        self.pinHashEnc = pinHashEnc
+        self.permissions = permissions
+        self.rpId = rpId
+    }
+
+    /// Reads the request body (the CBOR after the command byte).
+    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
+        let request = try RequestMap<ClientPINKey>(decoding: body)
+        subCommand = try request.requiredUnsigned(.subCommand)
+        pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
+        keyAgreement = request[.keyAgreement]
+        pinUvAuthParam = try request.bytes(.pinUvAuthParam)
+        newPinEnc = try request.bytes(.newPinEnc)
+        pinHashEnc = try request.bytes(.pinHashEnc)
+        permissions = try request.unsigned(.permissions)
+        rpId = try request.text(.rpId)
+    }
+
+    /// The subcommand, or nil for a number the specification does not define.
+    var subcommand: ClientPINSubcommand? { ClientPINSubcommand(rawValue: Int(clamping: subCommand)) }
+
+    /// The request body: the inverse of ``init(decoding:)``.
+    func encoded() -> [UInt8] {
+        var map = CBORMap()
+        map.set(ClientPINKey.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
+        map.set(ClientPINKey.subCommand, .unsigned(subCommand))
+        map.set(ClientPINKey.keyAgreement, keyAgreement)
+        map.set(ClientPINKey.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
+        map.set(ClientPINKey.newPinEnc, newPinEnc.map { .bytes($0) })
+        map.set(ClientPINKey.pinHashEnc, pinHashEnc.map { .bytes($0) })
+        map.set(ClientPINKey.permissions, permissions.map { .unsigned($0) })
+        map.set(ClientPINKey.rpId, rpId.map { .text($0) })
+        return CBOREncoder.encode(.map(map))
+    }
+
+    /// setPIN's members (CTAP 2.1 §6.5.5.5): all required.
+    struct SetPIN {
+        let keyAgreement: CBORValue
+        let pinUvAuthParam: [UInt8]
+        let newPinEnc: [UInt8]
+
+        init(_ request: ClientPINRequest) throws(CTAPStatus) {
+            guard let keyAgreement = request.keyAgreement, let pinUvAuthParam = request.pinUvAuthParam,
+                  let newPinEnc = request.newPinEnc else { throw .missingParameter }
+            self.keyAgreement = keyAgreement
+            self.pinUvAuthParam = pinUvAuthParam
+            self.newPinEnc = newPinEnc
+        }
+    }
+
+    /// changePIN's members (CTAP 2.1 §6.5.5.6): all required.
+    struct ChangePIN {
+        let keyAgreement: CBORValue
+        let pinUvAuthParam: [UInt8]
+        let newPinEnc: [UInt8]
+        let pinHashEnc: [UInt8]
+
+        init(_ request: ClientPINRequest) throws(CTAPStatus) {
+            guard let keyAgreement = request.keyAgreement, let pinUvAuthParam = request.pinUvAuthParam,
+                  let newPinEnc = request.newPinEnc, let pinHashEnc = request.pinHashEnc else { throw .missingParameter }
+            self.keyAgreement = keyAgreement
+            self.pinUvAuthParam = pinUvAuthParam
+            self.newPinEnc = newPinEnc
+            self.pinHashEnc = pinHashEnc
+        }
+    }
+
+    /// getPinToken's and getPinUvAuthTokenUsingPinWithPermissions' members (CTAP 2.1 §6.5.5.7).
+    struct PINToken {
+        let keyAgreement: CBORValue
+        let pinHashEnc: [UInt8]
+
+        init(_ request: ClientPINRequest) throws(CTAPStatus) {
+            guard let keyAgreement = request.keyAgreement, let pinHashEnc = request.pinHashEnc else {
+                throw .missingParameter
+            }
+            self.keyAgreement = keyAgreement
+            self.pinHashEnc = pinHashEnc
+        }
+    }
+}

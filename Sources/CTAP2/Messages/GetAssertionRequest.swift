@@ -1,0 +1,50 @@
+import CBOR
+import FIDOWire
+
+/// authenticatorGetAssertion's parameters (CTAP 2.1 §6.2.1), read and type-checked.
+struct GetAssertionRequest: Sendable, Equatable {
+    var rpId: String
+    var clientDataHash: [UInt8]
+    var allowList: [CredentialDescriptor]
+    var extensions: CBORMap?
+    var options: [String: Bool]
+    var pinUvAuthParam: [UInt8]?
+    var pinUvAuthProtocol: UInt64?
+
+    init(rpId: String, clientDataHash: [UInt8], allowList: [CredentialDescriptor] = [],
+                extensions: CBORMap? = nil, options: [String: Bool] = [:], pinUvAuthParam: [UInt8]? = nil,
+                pinUvAuthProtocol: UInt64? = nil) {
+        self.rpId = rpId
+        self.clientDataHash = clientDataHash
+        self.allowList = allowList
+        self.extensions = extensions
+        self.options = options
+        self.pinUvAuthParam = pinUvAuthParam
+        self.pinUvAuthProtocol = pinUvAuthProtocol
+    }
+
+    /// Reads the request body (the CBOR after the command byte).
+    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
+        let request = try RequestMap<GetAssertionKey>(decoding: body)
+        rpId = try request.requiredText(.rpId)
+        clientDataHash = try request.requiredBytes(.clientDataHash)
+        allowList = try CredentialDescriptor.list(decoding: try request.array(.allowList))
+        extensions = try request.map(.extensions)
+        options = try request.options(.options)
+        pinUvAuthParam = try request.bytes(.pinUvAuthParam)
+        pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
+    }
+
+    /// The request body: the inverse of ``init(decoding:)``.
+    func encoded() -> [UInt8] {
+        var map = CBORMap()
+        map.set(GetAssertionKey.rpId, .text(rpId))
+        map.set(GetAssertionKey.clientDataHash, .bytes(clientDataHash))
+        if !allowList.isEmpty { map.set(GetAssertionKey.allowList, .array(allowList.map(\.encoded))) }
+        map.set(GetAssertionKey.extensions, extensions.map { .map($0) })
+        if !options.isEmpty { map.set(GetAssertionKey.options, .map(CBORMap(options.map { (.text($0.key), .bool($0.value)) }))) }
+        map.set(GetAssertionKey.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
+        map.set(GetAssertionKey.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
+        return CBOREncoder.encode(.map(map))
+    }
+}

@@ -1,0 +1,72 @@
+import CBOR
+import FIDOWire
+
+/// authenticatorMakeCredential's parameters (CTAP 2.1 §6.1.1), read and type-checked; what they
+/// mean is the command's business (`Authenticator+MakeCredential`).
+struct MakeCredentialRequest: Sendable, Equatable {
+    var clientDataHash: [UInt8]
+    var rp: RelyingPartyEntity
+    var user: CredentialUser
+    var pubKeyCredParams: [CredentialParameters]
+    var excludeList: [CredentialDescriptor]
+    /// The extensions map, each extension's input as sent (each extension reads its own).
+    var extensions: CBORMap?
+    var options: [String: Bool]
+    var pinUvAuthParam: [UInt8]?
+    var pinUvAuthProtocol: UInt64?
+    /// The enterpriseAttestation member, as sent.
+    var enterpriseAttestation: CBORValue?
+
+    init(clientDataHash: [UInt8], rp: RelyingPartyEntity, user: CredentialUser,
+                pubKeyCredParams: [CredentialParameters], excludeList: [CredentialDescriptor] = [],
+                extensions: CBORMap? = nil, options: [String: Bool] = [:], pinUvAuthParam: [UInt8]? = nil,
+                pinUvAuthProtocol: UInt64? = nil, enterpriseAttestation: CBORValue? = nil) {
+        self.clientDataHash = clientDataHash
+        self.rp = rp
+        self.user = user
+        self.pubKeyCredParams = pubKeyCredParams
+        self.excludeList = excludeList
+        self.extensions = extensions
+        self.options = options
+        self.pinUvAuthParam = pinUvAuthParam
+        self.pinUvAuthProtocol = pinUvAuthProtocol
+        self.enterpriseAttestation = enterpriseAttestation
+    }
+
+    /// Reads the request body (the CBOR after the command byte).
+    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
+        let request = try RequestMap<MakeCredentialKey>(decoding: body)
+        clientDataHash = try request.requiredBytes(.clientDataHash)
+        let rp = try request.requiredEntity(.rp)
+        let user = try request.requiredEntity(.user)
+        guard let parameters = try request.array(.pubKeyCredParams) else { throw .missingParameter }
+        excludeList = try CredentialDescriptor.list(decoding: try request.array(.excludeList))
+        extensions = try request.map(.extensions)
+        options = try request.options(.options)
+        pinUvAuthParam = try request.bytes(.pinUvAuthParam)
+        pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
+        self.rp = try RelyingPartyEntity(decoding: rp)
+        self.user = try CredentialUser(decoding: user)
+        enterpriseAttestation = request[.enterpriseAttestation]
+        var entries: [CredentialParameters] = []
+        entries.reserveCapacity(parameters.count)
+        for entry in parameters { entries.append(try CredentialParameters(decoding: entry)) }
+        pubKeyCredParams = entries
+    }
+
+    /// The request body: the inverse of ``init(decoding:)``.
+    func encoded() -> [UInt8] {
+        var map = CBORMap()
+        map.set(MakeCredentialKey.clientDataHash, .bytes(clientDataHash))
+        map.set(MakeCredentialKey.rp, rp.encoded)
+        map.set(MakeCredentialKey.user, user.encoded)
+        map.set(MakeCredentialKey.pubKeyCredParams, .array(pubKeyCredParams.map(\.encoded)))
+        if !excludeList.isEmpty { map.set(MakeCredentialKey.excludeList, .array(excludeList.map(\.encoded))) }
+        map.set(MakeCredentialKey.extensions, extensions.map { .map($0) })
+        if !options.isEmpty { map.set(MakeCredentialKey.options, .map(CBORMap(options.map { (.text($0.key), .bool($0.value)) }))) }
+        map.set(MakeCredentialKey.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
+        map.set(MakeCredentialKey.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
+        map.set(MakeCredentialKey.enterpriseAttestation, enterpriseAttestation)
+        return CBOREncoder.encode(.map(map))
+    }
+}

@@ -1,0 +1,34 @@
+import CBOR
+import FIDOWire
+
+/// authenticatorMakeCredential's answer (CTAP 2.1 §6.1.2): the attestation object's parts.
+struct MakeCredentialResponse: Sendable, Equatable {
+    /// The attestation statement format: `packed` or `none`.
+    var fmt: String
+    var authData: [UInt8]
+    var attStmt: CBORValue
+
+    init(fmt: String, authData: [UInt8], attStmt: CBORValue) {
+        self.fmt = fmt
+        self.authData = authData
+        self.attStmt = attStmt
+    }
+
+    /// Reads a response body (the CBOR after the status byte).
+    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
+        let response = try RequestMap<MakeCredentialResponseKey>(decoding: body)
+        fmt = try response.requiredText(.fmt)
+        authData = try response.requiredBytes(.authData)
+        guard let statement = response[.attStmt] else { throw .missingParameter }
+        attStmt = statement
+    }
+
+    /// The response body.
+    func encoded() -> CBORValue {
+        var map = CBORMap()
+        map.set(MakeCredentialResponseKey.fmt, .text(fmt))
+        map.set(MakeCredentialResponseKey.authData, .bytes(authData))
+        map.set(MakeCredentialResponseKey.attStmt, attStmt)
+        return .map(map)
+    }
+}

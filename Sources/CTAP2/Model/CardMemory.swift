@@ -1,0 +1,85 @@
+import CardCrypto
+
+/// The card's non-volatile memory as the authenticator uses it: the stored ``CardState`` and what
+/// derives from it (look-up indexes, the credential-wrapping keys). It changes only through
+/// ``apply(_:)``, which the card model calls once a change is durable; commands never write it.
+public struct CardMemory: Sendable {
+    /// What the card image holds.
+    public private(set) var state: CardState
+    /// Wraps and unwraps credential IDs under the master secret.
+    private(set) var wrapper: CredentialWrapper
+    /// Discoverable credentials by ID → position in `state.residentCredentials`.
+    private(set) var residentIndex: [[UInt8]: Int] = [:]
+    /// RP ID → positions of its discoverable credentials, oldest first.
+    private(set) var rpIndex: [String: [Int]] = [:]
+    /// RP ID hash → RP ID, for credential management look-ups by hash.
+    private(set) var rpIdHashes: [[UInt8]: String] = [:]
+
+    /// The memory holding `state`.
+    public init(state: CardState) {
+        self.state = state
+        wrapper = CredentialWrapper(masterSecret: state.masterSecret)
+        rebuildIndex()
+    }
+
+    /// Applies changes that have been made durable, in order, keeping the indexes in step.
+    /// In place: the credential list is not copied (a change costs the same on a full card).
+    public mutating func apply(_ changes: [CardMutation]) {
+        for change in changes { apply(change) }
+    }
+
+    private mutating func apply(_ change: CardMutation) {
+        state.apply(change)
+        switch change {
+        case .addCredential(let credential):
+            let position = state.residentCredentials.count - 1
+            residentIndex[credential.id] = position
+            rpIndex[credential.rpId, default: []].append(position)
+            rpIdHashes[SHA256.hash(Array(credential.rpId.utf8))] = credential.rpId
+        case .removeCredential:
+            rebuildIndex()
+        case .reset:
+            wrapper = CredentialWrapper(masterSecret: state.masterSecret)
+            rebuildIndex()
+        case .setPIN, .setPINRetries, .setSignatureCounter, .updateUser:
+            break
+        }
+    }
+
+    private mutating func rebuildIndex() {
+        residentIndex = [:]
+        rpIndex = [:]
+        rpIdHashes = [:]
+        residentIndex.reserveCapacity(state.residentCredentials.count)
+        for (position, credential) in state.residentCredentials.enumerated() {
+            residentIndex[credential.id] = position
+            rpIndex[credential.rpId, default: []].append(position)
+        }
+        for rpId in rpIndex.keys { rpIdHashes[SHA256.hash(Array(rpId.utf8))] = rpId }
+    }
+
+    // MARK: - Look-ups
+
+    /// Discoverable credentials for an RP, most recently created first.
+    func residentCredentials(rpId: String) -> [ResidentCredential] {
+        (rpIndex[rpId] ?? []).map { state.residentCredentials[$0] }.sorted { $0.serial > $1.serial }
+    }
+
+    /// The stored discoverable credential with this ID.
+    func residentCredential(id: [UInt8]) -> ResidentCredential? {
+        residentIndex[id].map { state.residentCredentials[$0] }
+    }
+
+    /// A credential this card holds for `rpIdHash`: a discoverable one that still exists, or a
+    /// non-discoverable one whose ID unwraps. Deleted discoverable credentials are not found.
+    func credential(id: [UInt8], rpIdHash: [UInt8]) -> CredentialWrapper.Contents? {
+        guard let contents = wrapper.unwrap(id, rpIdHash: rpIdHash) else { return nil }
+        if contents.discoverable && residentIndex[id] == nil { return nil }
+        return contents
+    }
+
+    /// How many more discoverable credentials fit.
+    func remainingDiscoverableCredentials(capacity: Int) -> Int {
+        max(0, capacity - state.residentCredentials.count)
+    }
+}

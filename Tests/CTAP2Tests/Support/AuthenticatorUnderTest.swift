@@ -1,0 +1,64 @@
+import CTAP2
+import FIDOWire
+
+/// Drives the authenticator value as a card does: hands it each request with the time and the
+/// person's answer, makes the changes it returns durable in `storage`, then lets it answer.
+/// (The card's own driver is ArculusCard's `VirtualCard`; these tests stay below it.)
+final class AuthenticatorUnderTest {
+    private(set) var authenticator: Authenticator
+    let storage: CardStorage
+    /// Asked whenever the card needs evidence of user presence.
+    var userPresence: () -> Bool = { true }
+    /// Seconds on the card's clock.
+    var clock: () -> Double = { 1_000 }
+
+    init(profile: CardProfile, storage: CardStorage, attestation: AttestationIdentity) throws {
+        let stored = try storage.load()
+        authenticator = try Authenticator(profile: stored?.profile ?? profile, state: stored, attestation: attestation,
+                                          now: .seconds(1_000))
+        if authenticator.isBlank { try storage.save(authenticator.state) }
+        self.storage = storage
+    }
+
+    var state: CardState { authenticator.state }
+    var profile: CardProfile { authenticator.profile }
+    var attestation: AttestationIdentity { authenticator.attestation }
+
+    private var environment: CommandEnvironment {
+        CommandEnvironment(now: .seconds(clock()), userPresence: userPresence)
+    }
+
+    /// One CTAP2 request: status byte + CBOR back.
+    func process(_ request: [UInt8]) -> [UInt8] {
+        var outcome = authenticator.process(request, in: environment)
+        while true {
+            switch authenticator.finish(outcome, durable: write(outcome.changes)) {
+            case .answer(let response): return response
+            case .persist(let next): outcome = next
+            }
+        }
+    }
+
+    func u2fRegister(challenge: [UInt8], application: [UInt8]) -> U2FResult {
+        finish(authenticator.u2fRegister(challenge: challenge, application: application, in: environment))
+    }
+
+    func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8]) -> U2FResult {
+        finish(authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
+                                             keyHandle: keyHandle, in: environment))
+    }
+
+    func powerOn() { authenticator.powerOn(at: .seconds(clock())) }
+    func powerOff() { authenticator.powerOff(at: .seconds(clock())) }
+
+    private func finish(_ outcome: U2FCommandOutcome) -> U2FResult {
+        guard write(outcome.changes) else { return .wrongData }
+        authenticator.commitChanges(outcome.changes)
+        return outcome.result
+    }
+
+    private func write(_ changes: [CardMutation]) -> Bool {
+        guard !changes.isEmpty else { return true }
+        return (try? storage.commit(changes)) != nil
+    }
+}
