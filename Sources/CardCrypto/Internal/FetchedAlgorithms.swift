@@ -5,6 +5,10 @@ internal import COpenSSL
 enum FetchedAlgorithms {
     /// SHA-256 (`EVP_MD`).
     static let sha256 = FetchedAlgorithm(EVP_MD_fetch(nil, "SHA256", nil), name: "SHA256", release: { EVP_MD_free($0) })
+    /// SHA-384 (`EVP_MD`), the digest of ES384.
+    static let sha384 = FetchedAlgorithm(EVP_MD_fetch(nil, "SHA384", nil), name: "SHA384", release: { EVP_MD_free($0) })
+    /// SHA-512 (`EVP_MD`), the digest of ES512.
+    static let sha512 = FetchedAlgorithm(EVP_MD_fetch(nil, "SHA512", nil), name: "SHA512", release: { EVP_MD_free($0) })
     /// SHA-1 (`EVP_MD`), only for X.509 key identifiers (RFC 5280 §4.2.1.2 method 1).
     static let sha1 = FetchedAlgorithm(EVP_MD_fetch(nil, "SHA1", nil), name: "SHA1", release: { EVP_MD_free($0) })
     /// HMAC (`EVP_MAC`).

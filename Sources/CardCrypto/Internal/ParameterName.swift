@@ -23,6 +23,10 @@ enum ParameterName {
     static let publicKey: StaticString = "pub"
     /// The SHA-256 digest name value.
     static let sha256: StaticString = "SHA256"
+    /// The SHA-384 digest name value.
+    static let sha384: StaticString = "SHA384"
+    /// The SHA-512 digest name value.
+    static let sha512: StaticString = "SHA512"
     /// The P-256 group name value (OpenSSL's canonical name for secp256r1).
     static let prime256v1: StaticString = "prime256v1"
 }
