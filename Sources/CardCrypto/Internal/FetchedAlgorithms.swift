@@ -22,4 +22,13 @@ enum FetchedAlgorithms {
     /// reads a group it is given as `const`, so one is shared.
     static let p256Group = FetchedAlgorithm(EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1), name: "EC group P-256",
                                             release: { EC_GROUP_free($0) })
+    /// The P-384 group (`EC_GROUP`), shared like `p256Group`.
+    static let p384Group = FetchedAlgorithm(EC_GROUP_new_by_curve_name(NID_secp384r1), name: "EC group P-384",
+                                            release: { EC_GROUP_free($0) })
+    /// The P-521 group (`EC_GROUP`), shared like `p256Group`.
+    static let p521Group = FetchedAlgorithm(EC_GROUP_new_by_curve_name(NID_secp521r1), name: "EC group P-521",
+                                            release: { EC_GROUP_free($0) })
+    /// The secp256k1 group (`EC_GROUP`), shared like `p256Group`.
+    static let secp256k1Group = FetchedAlgorithm(EC_GROUP_new_by_curve_name(NID_secp256k1), name: "EC group secp256k1",
+                                                 release: { EC_GROUP_free($0) })
 }

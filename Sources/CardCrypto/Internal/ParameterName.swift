@@ -29,6 +29,12 @@ enum ParameterName {
     static let sha512: StaticString = "SHA512"
     /// The P-256 group name value (OpenSSL's canonical name for secp256r1).
     static let prime256v1: StaticString = "prime256v1"
+    /// The P-384 group name value.
+    static let secp384r1: StaticString = "secp384r1"
+    /// The P-521 group name value.
+    static let secp521r1: StaticString = "secp521r1"
+    /// The secp256k1 group name value.
+    static let secp256k1: StaticString = "secp256k1"
 }
 
 extension StaticString {
