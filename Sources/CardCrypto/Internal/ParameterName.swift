@@ -21,6 +21,24 @@ enum ParameterName {
     static let privateKey: StaticString = "priv"
     /// `OSSL_PKEY_PARAM_PUB_KEY`.
     static let publicKey: StaticString = "pub"
+    /// `OSSL_PKEY_PARAM_RSA_N`.
+    static let rsaModulus: StaticString = "n"
+    /// `OSSL_PKEY_PARAM_RSA_E`.
+    static let rsaPublicExponent: StaticString = "e"
+    /// `OSSL_PKEY_PARAM_RSA_D`.
+    static let rsaPrivateExponent: StaticString = "d"
+    /// `OSSL_PKEY_PARAM_RSA_FACTOR1` (p).
+    static let rsaFactor1: StaticString = "rsa-factor1"
+    /// `OSSL_PKEY_PARAM_RSA_FACTOR2` (q).
+    static let rsaFactor2: StaticString = "rsa-factor2"
+    /// `OSSL_PKEY_PARAM_RSA_FACTOR3`, present only in a multi-prime key.
+    static let rsaFactor3: StaticString = "rsa-factor3"
+    /// `OSSL_PKEY_PARAM_RSA_EXPONENT1` (d mod (p-1)).
+    static let rsaExponent1: StaticString = "rsa-exponent1"
+    /// `OSSL_PKEY_PARAM_RSA_EXPONENT2` (d mod (q-1)).
+    static let rsaExponent2: StaticString = "rsa-exponent2"
+    /// `OSSL_PKEY_PARAM_RSA_COEFFICIENT1` (q⁻¹ mod p).
+    static let rsaCoefficient1: StaticString = "rsa-coefficient1"
     /// The SHA-256 digest name value.
     static let sha256: StaticString = "SHA256"
     /// The SHA-384 digest name value.
