@@ -1,7 +1,7 @@
-import CardCrypto
 import Testing
+@testable import CardCrypto
 
-@Suite("SHA-256, HMAC-SHA-256 and HKDF-SHA-256 published vectors")
+@Suite("SHA-2, HMAC and HKDF-SHA-256 published vectors")
 struct DigestTests {
     @Test("SHA-256 of \"abc\" (FIPS 180-2 B.1)")
     func sha256ABC() {
@@ -22,6 +22,30 @@ struct DigestTests {
         #expect(SHA256.hash([[UInt8]]()) == SHA256.hash([]))
         let long = (0..<1000).map { UInt8(truncatingIfNeeded: $0) }
         #expect(SHA256.hash([Array(long[..<333]), Array(long[333...])]) == SHA256.hash(long))
+    }
+
+    @Test("SHA-384 and SHA-512 of \"abc\" (FIPS 180-2 D.1, C.1) and of the empty string")
+    func sha384And512() {
+        #expect(SHA384.hash(Array("abc".utf8)) == Hex.bytes(
+            "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"))
+        #expect(SHA512.hash(Array("abc".utf8)) == Hex.bytes(
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"))
+        #expect(SHA384.hash([]) == Hex.bytes(
+            "38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da274edebfe76f65fbd51ad2f14898b95b"))
+        #expect(SHA512.hash([]) == Hex.bytes(
+            "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e"))
+        #expect(SHA384.byteCount == 48 && SHA512.byteCount == 64)
+    }
+
+    @Test("HMAC-SHA-384 and HMAC-SHA-512 RFC 4231 test case 1; parts are MACed as their concatenation")
+    func hmac384And512() {
+        let key = [UInt8](repeating: 0x0b, count: 20)
+        #expect(DigestAlgorithm.sha384.authenticate(key: key, parts: [Array("Hi ".utf8), [], Array("There".utf8)]) == Hex.bytes(
+            "afd03944d84895626b0825f4ab46907f15f9dadbe4101ec682aa034c7cebc59cfaea9ea9076ede7f4af152e8b2fa9cb6"))
+        #expect(DigestAlgorithm.sha512.authenticate(key: key, parts: [Array("Hi There".utf8)]) == Hex.bytes(
+            "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cdedaa833b7d6b8a702038b274eaea3f4e4be9d914eeb61f1702e696c203a126854"))
+        #expect(DigestAlgorithm.sha256.authenticate(key: key, parts: [Array("Hi There".utf8)])
+            == HMACSHA256.authenticate(key: key, data: Array("Hi There".utf8)))
     }
 
     @Test("HMAC-SHA-256 RFC 4231 test case 1")

@@ -1,0 +1,63 @@
+import CardCrypto
+import Foundation
+
+/// Loads the JSON vector files in Vectors/ beside this file (found through `#filePath`, like the
+/// other test targets find `Fixtures/`).
+enum VectorFile {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Vectors")
+
+    static func load<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(contentsOf: directory.appendingPathComponent(name)))
+    }
+}
+
+/// A deterministic byte stream standing in for a seeded card's entropy: SHA-256(seed ‖ counter)
+/// blocks, handed out in order.
+final class SeededStream {
+    private let seed: [UInt8]
+    private var counter: UInt64 = 0
+    private var buffer: [UInt8] = []
+    /// How many bytes have been handed out.
+    private(set) var consumed = 0
+
+    init(_ seed: String) {
+        self.seed = Array(seed.utf8)
+    }
+
+    func bytes(_ count: Int) -> [UInt8] {
+        while buffer.count < count {
+            let counterBytes = (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * $0)) }
+            buffer += SHA256.hash(seed + counterBytes)
+            counter += 1
+        }
+        let out = Array(buffer.prefix(count))
+        buffer.removeFirst(count)
+        consumed += count
+        return out
+    }
+}
+
+/// One generated key per algorithm, shared by the suites (RSA generation costs tens of milliseconds).
+enum TestKeys {
+    private static let keys = Result<[SignatureAlgorithm: CredentialPrivateKey], any Error> {
+        var keys: [SignatureAlgorithm: CredentialPrivateKey] = [:]
+        for algorithm in SignatureAlgorithm.allCases {
+            let stream = SeededStream("test key \(algorithm.name)")
+            keys[algorithm] = try CredentialPrivateKey(algorithm: algorithm, randomBytes: stream.bytes)
+        }
+        return keys
+    }
+
+    static func key(_ algorithm: SignatureAlgorithm) throws -> CredentialPrivateKey {
+        guard let key = try keys.get()[algorithm] else {
+            throw CryptoError(function: "TestKeys", reason: "no key for \(algorithm)")
+        }
+        return key
+    }
+}
+
+/// The base64 body of a PEM block, decoded.
+func pemBody(_ pem: String) -> [UInt8] {
+    let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+    return Data(base64Encoded: body).map { Array($0) } ?? []
+}
