@@ -1,11 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CTAP2
 import ISO7816
 import FIDOWire
+import POSIXSupport
 
 /// The test-double controls of one emulated card: injected faults and their log, simulated
 /// timing, and whether the card is in the field. Every ``VirtualCard`` has one
@@ -191,13 +187,7 @@ public final class CardControl {
 
     /// Sleeps the calling thread for `duration`: the card at work.
     static func pause(_ duration: Duration) {
-        guard duration > .zero else { return }
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR {
-            request = remaining
-        }
+        POSIX.sleep(for: duration)
     }
 }
 
