@@ -77,17 +77,17 @@ final class PowerLossSession {
     func prepareCompaction() throws {
         var bytes = try readFile(path)
         let snapshot = Self.snapshotRecordLength(bytes)
-        while bytes.count - CardImageFile.headerLength - snapshot < snapshot {
+        while bytes.count - CardImageFormat.headerLength - snapshot < snapshot {
             try file.commit([.setSignatureCounter(state.signatureCounter)])
             bytes = try readFile(path)
         }
-        file.compactionThreshold = bytes.count - CardImageFile.headerLength - snapshot
+        file.compactionThreshold = bytes.count - CardImageFormat.headerLength - snapshot
     }
 
     static func snapshotRecordLength(_ image: [UInt8]) -> Int {
-        let offset = CardImageFile.headerLength
+        let offset = CardImageFormat.headerLength
         let length = image[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-        return 5 + length + CardImageFile.digestLength
+        return 5 + length + CardImageFormat.digestLength
     }
 }
 
@@ -251,7 +251,7 @@ struct PowerLossTests {
 
         // The command did what it should, and the card's view is the file's.
         #expect(host.reply.isOK || scenario.pinCheck, "\(scenario.name): \(host.reply)")
-        #expect(try CardImageFile.state(fromImage: finalImage, path: session.path) == after)
+        #expect(try CardImageFormat.state(fromImage: finalImage, path: session.path) == after)
         #expect(!steps.isEmpty, "the command changed nothing durable")
         #expect(steps.allSatisfy { !$0.failed })
         if mode == .compaction {
@@ -274,7 +274,7 @@ struct PowerLossTests {
 
         // Every image a cut could leave.
         var states: [CardState] = [before]
-        for step in steps { states.append(try CardImageFile.state(fromImage: step.after, path: session.path)) }
+        for step in steps { states.append(try CardImageFormat.state(fromImage: step.after, path: session.path)) }
         var cuts: [Cut] = []
         for (index, step) in steps.enumerated() {
             cuts += try Cut.all(for: step, index: index, beforeState: states[index], afterState: states[index + 1], path: session.path)
@@ -384,14 +384,14 @@ struct Cut {
         } else {
             // A compaction: the journal record the change was (appended before compacting), then the
             // new snapshot through a temporary file.
-            record = CardImageFile.record(kind: .mutations,
+            record = CardImageFormat.record(kind: .mutations,
                                           payload: CBOREncoder.encode(.array(step.mutations.map { $0.encoded() })))
             compacted = true
-            #expect(try CardImageFile.state(fromImage: step.before + record, path: path) == afterState,
+            #expect(try CardImageFormat.state(fromImage: step.before + record, path: path) == afterState,
                     "the modelled journal record does not give the state after the step")
         }
         let name = "step \(index + 1) (" + step.mutations.map { String(describing: $0).prefix { $0 != "(" } }.joined(separator: ", ") + ")"
-        let torn = Set([1, record.count / 2, record.count - 1, record.count - CardImageFile.digestLength])
+        let torn = Set([1, record.count / 2, record.count - 1, record.count - CardImageFormat.digestLength])
         for length in 0..<record.count {
             cuts.append(Cut(label: "\(name): \(length)/\(record.count) bytes of the record", image: step.before + record.prefix(length),
                             expected: beforeState, stepIndex: index, complete: false, writeAfterReopen: torn.contains(length)))
