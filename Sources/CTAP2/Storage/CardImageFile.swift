@@ -11,8 +11,9 @@ import POSIXSupport
 ///
 /// A kill at any instant leaves either the state before or after the change: an append cut
 /// short leaves a torn tail, which loading ignores (that change was never acknowledged) and the
-/// next write truncates. A sibling `.lock` file held with `flock` keeps a second process out.
-/// Files are created owner-only. All file access goes through a ``CardImageFileSystem``.
+/// next write truncates. A write that fails is cut back off, so that the file loads as it was. A
+/// sibling `.lock` file held with `flock` keeps a second process out. Files are created
+/// owner-only. All file access goes through a ``CardImageFileSystem``.
 public final class CardImageFile: CardStorage {
     /// The image path.
     public let path: String
@@ -130,8 +131,7 @@ public final class CardImageFile: CardStorage {
             try fileSystem.pwrite(descriptor, record, at: validLength)
             try fileSystem.fdatasync(descriptor)
         } catch {
-            // Leave the valid prefix as it was; the partial record is a torn tail.
-            fileLength = validLength + record.count
+            cutBack(descriptor, from: validLength + record.count)
             throw self.error(.io("cannot append a change: \(error)"))
         }
         validLength += record.count
@@ -162,6 +162,16 @@ public final class CardImageFile: CardStorage {
         } catch {
             throw self.error(.io("cannot open for writing: \(error)"))
         }
+    }
+
+    /// After a failed append: takes the record (all or part of it) off again, so that the file
+    /// loads as the state the host was told it still has. Should that fail too, the record stays
+    /// a torn tail the next commit truncates first.
+    private func cutBack(_ descriptor: Int32, from length: Int) {
+        fileLength = length
+        guard (try? fileSystem.ftruncate(descriptor, to: validLength)) != nil else { return }
+        fileLength = validLength
+        try? fileSystem.fdatasync(descriptor)
     }
 
     /// The directory holding the image, whose entry the rename changes.
