@@ -111,7 +111,11 @@ public final class CardImageFile: CardStorage {
         fileLength = bytes.count
         snapshotLength = bytes.count - CardImageFormat.headerLength
         journalLength = 0
-        try? fileSystem.fsyncDirectory(directory)
+        do {
+            try fileSystem.fsyncDirectory(directory)
+        } catch {
+            throw self.error(.io("the new image is in place but a power cut may undo it; cannot sync \(directory): \(error)"))
+        }
     }
 
     public func commit(_ mutations: [CardMutation]) throws(CardImageError) {
