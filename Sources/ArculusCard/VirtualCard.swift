@@ -3,11 +3,7 @@
 @_exported import FIDOWire
 @_exported import ISO7816
 import CardCrypto
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import POSIXSupport
 
 /// An emulated Arculus FIDO2 card: the card model (``CardModel``), the storage its memory lives
 /// in, and the test-double controls. It drives the model: it hands it every input with the time
@@ -214,12 +210,7 @@ public final class VirtualCard {
     /// Sleeps the calling thread for `duration`: the card at work.
     static func pause(_ duration: Duration) {
         guard duration > .zero else { return }
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR {
-            request = remaining
-        }
+        POSIX.sleep(for: duration)
     }
 }
 

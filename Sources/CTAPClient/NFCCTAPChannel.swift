@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FIDOWire
+import POSIXSupport
 
 /// The platform end of the FIDO NFC binding (CTAP 2.1 §11.3): ISO 7816-4 APDUs over any
 /// ``CardTransport``.
@@ -113,10 +109,6 @@ public struct NFCCTAPChannel {
     }
 
     private static func sleep(seconds: Double) {
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR {
-            request = remaining
-        }
+        POSIX.sleep(for: .seconds(seconds))
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import POSIXSupport
 
 /// Writes a transcript to a file as it happens: every call is one `write(2)` of whole lines
 /// on a descriptor opened with `O_APPEND`, nothing buffered in the process. A recording
@@ -48,24 +49,14 @@ public final class TranscriptFileWriter {
 
     private func write(_ text: String) throws(TranscriptFileError) {
         guard descriptor >= 0 else { throw TranscriptFileError(path: path, reason: "the file is closed") }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let count = bytes.withUnsafeBytes { raw in
-                #if canImport(Glibc)
-                Glibc.write(descriptor, raw.baseAddress, raw.count)
-                #else
-                Darwin.write(descriptor, raw.baseAddress, raw.count)
-                #endif
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw TranscriptFileError(path: path, reason: "cannot write: \(Self.errnoText())")
-            }
-            bytes = bytes.dropFirst(count)
+        do throws(SystemCallError) {
+            try POSIX.writeAll(descriptor, text.utf8)
+        } catch {
+            throw TranscriptFileError(path: path, reason: "cannot write: \(SystemCallError.text(error.code))")
         }
     }
 
     private static func errnoText() -> String {
-        String(cString: strerror(errno))
+        SystemCallError.text(errno)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import POSIXSupport
 import Synchronization
 
 /// The local control channel of a served card: a Unix-domain socket on which a test, in any
@@ -42,7 +43,7 @@ public final class ControlChannel: @unchecked Sendable {
     private let wake = WakePipe()
     private let stopRequested = Atomic<Bool>(false)
     private let socketIdentity: (device: UInt64, inode: UInt64)
-    private var thread: pthread_t?
+    private var thread: POSIXThread?
 
     /// Creates the socket at `path` (see the type's safety rules) and listens; ``start()`` serves it.
     public init(path: String, handler: ControlChannelHandler, requestTimeout: Duration = .seconds(10),
@@ -90,22 +91,7 @@ public final class ControlChannel: @unchecked Sendable {
     /// Serves the socket on a thread of its own until ``stop()``.
     public func start() {
         guard thread == nil else { return }
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var id = pthread_t()
-        let created = pthread_create(&id, nil, { raw in
-            #if canImport(Glibc)
-            let channel = Unmanaged<ControlChannel>.fromOpaque(raw!).takeRetainedValue()
-            #else
-            let channel = Unmanaged<ControlChannel>.fromOpaque(raw).takeRetainedValue()
-            #endif
-            channel.serve()
-            return nil
-        }, box)
-        if created == 0 {
-            thread = id
-        } else {
-            Unmanaged<ControlChannel>.fromOpaque(box).release()
-        }
+        thread = try? POSIXThread.start { self.serve() }
     }
 
     /// Stops serving, closes every connection and removes the socket file. Waits for the
@@ -113,9 +99,9 @@ public final class ControlChannel: @unchecked Sendable {
     public func stop() {
         stopRequested.store(true, ordering: .sequentiallyConsistent)
         wake.signal()
-        if let id = thread {
-            thread = nil
-            pthread_join(id, nil)
+        if let thread {
+            self.thread = nil
+            thread.join()
         } else {
             closeAndUnlink()
         }
@@ -187,11 +173,7 @@ public final class ControlChannel: @unchecked Sendable {
             var fds = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
             fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            let ready = poll(&fds, nfds_t(fds.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+            guard (try? POSIX.poll(&fds, timeout: nil)) != nil else { return }
             if fds[0].revents != 0 { wake.drain() }
             if stopRequested.load(ordering: .sequentiallyConsistent) { return }
             var open: [Client] = []
@@ -245,11 +227,14 @@ public final class ControlChannel: @unchecked Sendable {
 
     /// Reads what the client sent and answers each complete line; false when the connection ends.
     private func read(into client: inout Client) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let count = recv(client.fd, &chunk, chunk.count, 0)
-        if count < 0 { return errno == EINTR || errno == EAGAIN }
-        if count == 0 { return false }
-        client.buffer += chunk[0..<count]
+        let chunk: [UInt8]
+        do throws(SystemCallError) {
+            chunk = try POSIX.read(client.fd, upTo: 4096)
+        } catch {
+            return error.code == EAGAIN
+        }
+        if chunk.isEmpty { return false }
+        client.buffer += chunk
         while let newline = client.buffer.firstIndex(of: 0x0A) {
             let line = String(decoding: client.buffer[..<newline], as: UTF8.self)
             client.buffer.removeSubrange(...newline)

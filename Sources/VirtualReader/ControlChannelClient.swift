@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import POSIXSupport
 
 /// A client of a served card's ``ControlChannel``: `arculus-card ctl` uses it, and so can Swift
 /// tests. One connection; each ``send(_:)`` writes a request line and reads its answer line.
@@ -41,14 +42,14 @@ public final class ControlChannelClient {
                 buffer.removeSubrange(...newline)
                 return try ControlChannelJSON(parsing: line)
             }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = recv(fd, &chunk, chunk.count, 0)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .socket("cannot read from the control socket \(path): \(ControlChannelSocket.errorText(errno))")
+            let chunk: [UInt8]
+            do throws(SystemCallError) {
+                chunk = try POSIX.read(fd, upTo: 4096)
+            } catch {
+                throw .socket("cannot read from the control socket \(path): \(ControlChannelSocket.errorText(error.code))")
             }
-            if count == 0 { throw .socket("the card closed the control connection without answering") }
-            buffer += chunk[0..<count]
+            if chunk.isEmpty { throw .socket("the card closed the control connection without answering") }
+            buffer += chunk
         }
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import POSIXSupport
 
 /// The Unix-domain socket calls the control channel's server and client share.
 enum ControlChannelSocket {
@@ -47,22 +48,7 @@ enum ControlChannelSocket {
 
     /// Writes all of `bytes`; false on error.
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { raw in
-                #if canImport(Glibc)
-                Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
-                #else
-                Darwin.send(fd, raw.baseAddress, raw.count, 0)
-                #endif
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            sent += count
-        }
-        return true
+        (try? POSIX.sendAll(fd, bytes)) != nil
     }
 
     static func closeSocket(_ fd: Int32) {
@@ -73,5 +59,5 @@ enum ControlChannelSocket {
         #endif
     }
 
-    static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+    static func errorText(_ code: Int32) -> String { SystemCallError.text(code) }
 }

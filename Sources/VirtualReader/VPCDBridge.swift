@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import POSIXSupport
 import Synchronization
 
 /// The card side of PC/SC through vsmartcard's vpcd driver: connects to the driver as a TCP
@@ -56,7 +57,7 @@ public final class VPCDBridge: @unchecked Sendable {
     /// A pending removeAndTap: the delay in milliseconds, or -1 for none.
     private let tapDelayMilliseconds = Atomic<Int64>(-1)
     private let isRunning = Atomic<Bool>(false)
-    private var thread: pthread_t?
+    private var thread: POSIXThread?
     /// Work handed in by ``perform(_:)``, run on the bridge thread between two APDUs.
     private let pendingWork = Mutex<[@Sendable () -> Void]>([])
     /// ``takeOffReader()`` holds the card off the reader until ``putOnReader()``.
@@ -130,29 +131,14 @@ public final class VPCDBridge: @unchecked Sendable {
     /// Runs ``run()`` on a new thread. Use ``stop()`` then ``wait()`` to end it.
     public func start() {
         guard thread == nil else { return }
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var id = pthread_t()
-        let created = pthread_create(&id, nil, { raw in
-            #if canImport(Glibc)
-            let bridge = Unmanaged<VPCDBridge>.fromOpaque(raw!).takeRetainedValue()
-            #else
-            let bridge = Unmanaged<VPCDBridge>.fromOpaque(raw).takeRetainedValue()
-            #endif
-            bridge.run()
-            return nil
-        }, box)
-        if created == 0 {
-            thread = id
-        } else {
-            Unmanaged<VPCDBridge>.fromOpaque(box).release()
-        }
+        thread = try? POSIXThread.start { self.run() }
     }
 
     /// Waits for the thread ``start()`` made to end (after ``stop()``).
     public func wait() {
-        guard let id = thread else { return }
-        thread = nil
-        pthread_join(id, nil)
+        guard let thread else { return }
+        self.thread = nil
+        thread.join()
     }
 
     // MARK: - The bridge loop

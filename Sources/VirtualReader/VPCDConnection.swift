@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import POSIXSupport
 
 /// One TCP connection to the vpcd driver, owned by the bridge thread. It closes its socket
 /// in `deinit`.
@@ -145,30 +146,17 @@ final class VPCDConnection {
             pollfd(fd: descriptor, events: events, revents: 0),
             pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
         ]
-        let clock = ContinuousClock()
-        let deadline = timeout.map { clock.now.advanced(by: $0) }
-        while true {
-            var milliseconds: Int32 = -1
-            if let deadline {
-                let left = clock.now.duration(to: deadline)
-                milliseconds = left <= .zero ? 0 : Int32(clamping: Self.milliseconds(left) + 1)
-            }
-            #if canImport(Glibc)
-            let ready = Glibc.poll(&fds, nfds_t(fds.count), milliseconds)
-            #else
-            let ready = Darwin.poll(&fds, nfds_t(fds.count), milliseconds)
-            #endif
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return .readable  // let the following recv report the error
-            }
-            if fds[1].revents != 0 {
-                wake.drain()
-                return .woken
-            }
-            if fds[0].revents != 0 { return .readable }
-            if let deadline, clock.now >= deadline { return .timedOut }
+        do throws(SystemCallError) {
+            _ = try POSIX.poll(&fds, timeout: timeout)
+        } catch {
+            return .readable  // let the following recv report the error
         }
+        if fds[1].revents != 0 {
+            wake.drain()
+            return .woken
+        }
+        if fds[0].revents != 0 { return .readable }
+        return .timedOut
     }
 
     /// Receives up to `maxCount` bytes, blocking until at least one is there, the peer
@@ -184,33 +172,25 @@ final class VPCDConnection {
             case .readable:
                 break
             }
-            var buffer = [UInt8](repeating: 0, count: max(1, maxCount))
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw .io(errno: errno)
+            let bytes: [UInt8]
+            do throws(SystemCallError) {
+                bytes = try POSIX.read(descriptor, upTo: maxCount)
+            } catch where error.code == EAGAIN {
+                continue
+            } catch {
+                throw .io(errno: error.code)
             }
             rearmQuickAck()
-            return Array(buffer.prefix(count))
+            return bytes
         }
     }
 
     /// Sends all of `bytes`.
     func send(_ bytes: [UInt8]) throws(Failure) {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { raw in
-                #if canImport(Glibc)
-                Glibc.send(descriptor, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
-                #else
-                Darwin.send(descriptor, raw.baseAddress, raw.count, 0)
-                #endif
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io(errno: errno)
-            }
-            sent += count
+        do throws(SystemCallError) {
+            try POSIX.sendAll(descriptor, bytes)
+        } catch {
+            throw .io(errno: error.code)
         }
     }
 

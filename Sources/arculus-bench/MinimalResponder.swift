@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import POSIXSupport
 import CTAP2
 
 /// `arculus-bench --responder PORT [--atr HEX] [--answer COMMAND=RESPONSE]...`: the smallest
@@ -77,9 +78,10 @@ struct MinimalResponder {
         func readExactly(_ count: Int) -> [UInt8]? {
             var received = 0
             while received < count {
-                let result = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + received, count - received, 0) }
-                if result < 0 && errno == EINTR { continue }
-                guard result > 0 else { return nil }
+                let result = buffer.withUnsafeMutableBytes {
+                    try? POSIX.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[received..<count]))
+                }
+                guard let result, result > 0 else { return nil }
                 quickAck()
                 received += result
             }
@@ -98,13 +100,7 @@ struct MinimalResponder {
                 answer = answers[message] ?? success
             }
             let framed = [UInt8(answer.count >> 8), UInt8(answer.count & 0xFF)] + answer
-            var sent = 0
-            while sent < framed.count {
-                let result = framed.withUnsafeBytes { send(descriptor, $0.baseAddress! + sent, framed.count - sent, Int32(MSG_NOSIGNAL)) }
-                if result < 0 && errno == EINTR { continue }
-                guard result > 0 else { return }
-                sent += result
-            }
+            guard (try? POSIX.sendAll(descriptor, framed)) != nil else { return }
         }
     }
 }

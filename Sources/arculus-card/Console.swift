@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import POSIXSupport
 
 /// Writing lines to stdout and stderr. Straight `write(2)` calls: nothing is buffered, so a
 /// script or test harness reading the tool's output sees each line as it happens.
@@ -16,18 +17,7 @@ enum Console {
     }
 
     private static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)[...]
-        while !bytes.isEmpty {
-            let count = bytes.withUnsafeBytes { raw in
-                #if canImport(Glibc)
-                Glibc.write(descriptor, raw.baseAddress, raw.count)
-                #else
-                Darwin.write(descriptor, raw.baseAddress, raw.count)
-                #endif
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }
-            bytes = bytes.dropFirst(count)
-        }
+        // Nowhere to report a console that cannot be written to.
+        try? POSIX.writeAll(descriptor, (text.hasSuffix("\n") ? text : text + "\n").utf8)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import POSIXSupport
 
 /// The write end of the relay's pipe, read by the signal handler. A plain integer global:
 /// reading it is all the handler does besides `write(2)`, both async-signal-safe.
@@ -48,35 +49,13 @@ final class SignalRelay: @unchecked Sendable {
             _ = sigaction(number, &action, nil)
         }
 
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { raw in
-            #if canImport(Glibc)
-            let relay = Unmanaged<SignalRelay>.fromOpaque(raw!).takeRetainedValue()
-            #else
-            let relay = Unmanaged<SignalRelay>.fromOpaque(raw).takeRetainedValue()
-            #endif
-            relay.relay()
-            return nil
-        }, box)
-        if created == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<SignalRelay>.fromOpaque(box).release()
-        }
+        // The thread keeps the relay alive; it runs as long as the process.
+        try? POSIXThread.start { self.relay() }.detach()
     }
 
     private func relay() {
-        var byte: UInt8 = 0
-        while true {
-            let count = read(readEnd, &byte, 1)
-            if count == 1 {
-                handler(Int32(byte))
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
+        while let byte = try? POSIX.read(readEnd, upTo: 1).first {
+            handler(Int32(byte))
         }
     }
 }

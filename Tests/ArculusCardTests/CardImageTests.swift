@@ -147,7 +147,7 @@ struct CardImageTests {
         try storage.save(state)
         #expect(try directory.contents() == ["card.img", "card.img.lock"])
         #expect(try storage.load() == state)
-        #expect(try CardImageFile.state(fromImage: Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path) == state)
+        #expect(try CardImageFormat.state(fromImage: Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path) == state)
     }
 
     @Test("every saved change is in the file when the command answers")
@@ -156,7 +156,7 @@ struct CardImageTests {
         let path = directory.file("card.img")
         let card = try VirtualCard(imageAt: path)
         try PlatformPINOne.setPIN("271828", on: card)
-        let onDisk = try CardImageFile.state(fromImage: Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path)
+        let onDisk = try CardImageFormat.state(fromImage: Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path)
         #expect(onDisk == card.authenticator.state)
         #expect(onDisk.pinHash == Array(SHA256.hash(Array("271828".utf8)).prefix(16)))
     }

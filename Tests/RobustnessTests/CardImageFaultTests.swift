@@ -45,7 +45,7 @@ struct CardImageFaultTests {
 
             let reply = session.platform.call(CTAPByte.makeCredential,
                                               PlatformClient.makeCredentialRequest(userId: [42], rk: true, token: token))
-            let onDisk = try CardImageFile.state(fromImage: try readFile(path), path: path)
+            let onDisk = try CardImageFormat.state(fromImage: try readFile(path), path: path)
             #expect(onDisk == session.state, "the card's memory and its image disagree")
             let stored = onDisk.residentCredentials.contains { $0.userId == [42] }
             #expect(stored == reply.isOK, "credential stored: \(stored), host told: \(reply)")
@@ -53,7 +53,7 @@ struct CardImageFaultTests {
 
             // The retry counter still counts down, in memory and on disk alike.
             _ = try session.platform.token("0000")
-            let afterWrongPIN = try CardImageFile.state(fromImage: try readFile(path), path: path)
+            let afterWrongPIN = try CardImageFormat.state(fromImage: try readFile(path), path: path)
             #expect(afterWrongPIN.pinRetries == 7)
             #expect(session.state.pinRetries == 7)
         }
@@ -105,10 +105,10 @@ struct CardImageFaultTests {
         let snapshot = PowerLossSession.snapshotRecordLength(image)
         // Zero the digest of the first journal record: a real record follows it, so this is not a
         // torn tail.
-        let first = CardImageFile.headerLength + snapshot
+        let first = CardImageFormat.headerLength + snapshot
         let length = image[first..<first + 4].reduce(0) { $0 << 8 | Int($1) }
         let digest = first + 5 + length
-        for index in digest..<digest + CardImageFile.digestLength { image[index] = 0 }
+        for index in digest..<digest + CardImageFormat.digestLength { image[index] = 0 }
         try writeFile(path, image)
         do {
             _ = try VirtualCard(imageAt: path)

@@ -77,142 +77,18 @@ final class PowerLossSession {
     func prepareCompaction() throws {
         var bytes = try readFile(path)
         let snapshot = Self.snapshotRecordLength(bytes)
-        while bytes.count - CardImageFile.headerLength - snapshot < snapshot {
+        while bytes.count - CardImageFormat.headerLength - snapshot < snapshot {
             try file.commit([.setSignatureCounter(state.signatureCounter)])
             bytes = try readFile(path)
         }
-        file.compactionThreshold = bytes.count - CardImageFile.headerLength - snapshot
+        file.compactionThreshold = bytes.count - CardImageFormat.headerLength - snapshot
     }
 
     static func snapshotRecordLength(_ image: [UInt8]) -> Int {
-        let offset = CardImageFile.headerLength
+        let offset = CardImageFormat.headerLength
         let length = image[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-        return 5 + length + CardImageFile.digestLength
+        return 5 + length + CardImageFormat.digestLength
     }
-}
-
-/// What a command did, as the host saw it.
-struct HostView {
-    var reply: CTAPReply
-    /// A credential the host saw created (ID), and whether it is discoverable.
-    var credential: (id: [UInt8], resident: Bool)?
-    /// The signature counter in the authenticator data the host got.
-    var counter: UInt32?
-}
-
-struct PowerLossScenario: Sendable, CustomTestStringConvertible {
-    let name: String
-    var pinCheck = false
-    let prepare: @Sendable (PowerLossSession) throws -> Void
-    let command: @Sendable (PowerLossSession) throws -> HostView
-    /// Extra checks of a state a cut left, given the states before and after the command.
-    var check: @Sendable (_ loaded: CardState, _ before: CardState, _ after: CardState, _ host: HostView) -> String? = { _, _, _, _ in nil }
-
-    var testDescription: String { name }
-}
-
-private let pin = "1234"
-
-enum PowerLossScenarios {
-    static func withPIN(_ session: PowerLossSession) throws {
-        guard try session.platform.setPIN(pin, protocol: 2).isOK else { throw TestFailure("setPIN") }
-    }
-
-    static func withResidentCredentials(_ session: PowerLossSession) throws {
-        try withPIN(session)
-        for user: UInt8 in 1...3 {
-            let token = try session.platform.token(pin, protocol: 2, permissions: CTAPByte.permissionMakeCredential).get()
-            let reply = session.platform.call(CTAPByte.makeCredential,
-                                              PlatformClient.makeCredentialRequest(userId: [user], userName: "user\(user)", rk: true, token: token))
-            guard reply.isOK else { throw TestFailure("makeCredential \(user): \(reply)") }
-        }
-    }
-
-    static func made(_ reply: CTAPReply, resident: Bool) -> HostView {
-        let made = PlatformClient.credential(fromMakeCredential: reply)
-        return HostView(reply: reply, credential: made.map { ($0.id, resident) }, counter: made?.counter)
-    }
-
-    static func cmToken(_ session: PowerLossSession) throws -> PlatformToken {
-        try session.platform.token(pin, protocol: 2, permissions: CTAPByte.permissionCredentialManagement).get()
-    }
-
-    static let all: [PowerLossScenario] = [
-        PowerLossScenario(name: "makeCredential rk, no PIN", prepare: { _ in }, command: { s in
-            made(s.platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [9], rk: true)), resident: true)
-        }),
-        PowerLossScenario(name: "makeCredential rk with a PIN token", prepare: withResidentCredentials, command: { s in
-            let token = try s.platform.token(pin, protocol: 2, permissions: CTAPByte.permissionMakeCredential).get()
-            return made(s.platform.call(CTAPByte.makeCredential,
-                                        PlatformClient.makeCredentialRequest(userId: [9], rk: true, token: token)), resident: true)
-        }),
-        PowerLossScenario(name: "makeCredential rk replacing the same user's credential", prepare: withResidentCredentials, command: { s in
-            let token = try s.platform.token(pin, protocol: 2, permissions: CTAPByte.permissionMakeCredential).get()
-            return made(s.platform.call(CTAPByte.makeCredential,
-                                        PlatformClient.makeCredentialRequest(userId: [2], rk: true, token: token)), resident: true)
-        }),
-        PowerLossScenario(name: "makeCredential non-rk", prepare: { _ in }, command: { s in
-            made(s.platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [9], rk: false)), resident: false)
-        }),
-        PowerLossScenario(name: "getAssertion (signature counter)", prepare: withResidentCredentials, command: { s in
-            let token = try s.platform.token(pin, protocol: 2, permissions: CTAPByte.permissionGetAssertion).get()
-            let reply = s.platform.call(CTAPByte.getAssertion, PlatformClient.getAssertionRequest(token: token))
-            return HostView(reply: reply, counter: reply.map?[int: 2]?.bytesValue.map(PlatformClient.counter))
-        }),
-        PowerLossScenario(name: "setPIN", prepare: { _ in }, command: { s in
-            HostView(reply: try s.platform.setPIN(pin))
-        }, check: { loaded, _, _, _ in
-            loaded.pinHash == nil || loaded.pinHash == PlatformClient.pinHash(pin) ? nil : "a PIN hash that is neither none nor the new PIN's"
-        }),
-        PowerLossScenario(name: "changePIN", pinCheck: true, prepare: withPIN, command: { s in
-            HostView(reply: try s.platform.changePIN(from: pin, to: "56789", protocol: 2))
-        }, check: { loaded, _, _, _ in
-            [PlatformClient.pinHash(pin), PlatformClient.pinHash("56789")].contains(loaded.pinHash ?? []) ? nil : "PIN hash lost"
-        }),
-        PowerLossScenario(name: "wrong PIN (retry counter)", pinCheck: true, prepare: withPIN, command: { s in
-            HostView(reply: try s.platform.call(CTAPByte.clientPIN, s.platform.tokenRequest("0000", protocol: 2).0))
-        }),
-        PowerLossScenario(name: "wrong PIN with one retry left (blocks)", pinCheck: true, prepare: { s in
-            try withPIN(s)
-            for attempt in 0..<7 {
-                if attempt % 3 == 0 { s.card.powerCycle() }
-                _ = try s.platform.token("0000", protocol: 2)
-            }
-            s.card.powerCycle()
-            guard s.state.pinRetries == 1 else { throw TestFailure("retries \(s.state.pinRetries)") }
-        }, command: { s in
-            HostView(reply: try s.platform.call(CTAPByte.clientPIN, s.platform.tokenRequest("0000", protocol: 2).0))
-        }),
-        PowerLossScenario(name: "right PIN after a wrong one (retries restored)", pinCheck: true, prepare: { s in
-            try withPIN(s)
-            _ = try s.platform.token("0000", protocol: 2)
-        }, command: { s in
-            HostView(reply: try s.platform.call(CTAPByte.clientPIN, s.platform.tokenRequest(pin, protocol: 2).0))
-        }),
-        PowerLossScenario(name: "reset", prepare: withResidentCredentials, command: { s in
-            // Inside the reset window however long the preparation took.
-            s.card.clock = { .seconds(100) }
-            s.card.powerCycle()
-            return HostView(reply: s.platform.call(CTAPByte.reset))
-        }, check: { loaded, before, _, _ in
-            loaded.signatureCounter >= before.signatureCounter ? nil : "reset took the counter back"
-        }),
-        PowerLossScenario(name: "deleteCredential", prepare: withResidentCredentials, command: { s in
-            let token = try cmToken(s)
-            let id = s.state.residentCredentials[1].id
-            return HostView(reply: s.platform.call(CTAPByte.credentialManagement, PlatformClient.credentialManagementRequest(
-                6, [.int(2): .map(["id": .bytes(id), "type": "public-key"])], token: token)))
-        }),
-        PowerLossScenario(name: "updateUserInformation", prepare: withResidentCredentials, command: { s in
-            let token = try cmToken(s)
-            let credential = s.state.residentCredentials[0]
-            return HostView(reply: s.platform.call(CTAPByte.credentialManagement, PlatformClient.credentialManagementRequest(
-                7, [.int(2): .map(["id": .bytes(credential.id), "type": "public-key"]),
-                    .int(3): .map(["id": .bytes(credential.userId), "name": "renamed", "displayName": "Renamed"])], token: token)))
-        }, check: { loaded, _, _, _ in
-            ["user1", "renamed"].contains(loaded.residentCredentials.first?.userName ?? "") ? nil : "user name neither old nor new"
-        }),
-    ]
 }
 
 /// Counts reopened images across the suite, for the report.
@@ -251,7 +127,7 @@ struct PowerLossTests {
 
         // The command did what it should, and the card's view is the file's.
         #expect(host.reply.isOK || scenario.pinCheck, "\(scenario.name): \(host.reply)")
-        #expect(try CardImageFile.state(fromImage: finalImage, path: session.path) == after)
+        #expect(try CardImageFormat.state(fromImage: finalImage, path: session.path) == after)
         #expect(!steps.isEmpty, "the command changed nothing durable")
         #expect(steps.allSatisfy { !$0.failed })
         if mode == .compaction {
@@ -274,7 +150,7 @@ struct PowerLossTests {
 
         // Every image a cut could leave.
         var states: [CardState] = [before]
-        for step in steps { states.append(try CardImageFile.state(fromImage: step.after, path: session.path)) }
+        for step in steps { states.append(try CardImageFormat.state(fromImage: step.after, path: session.path)) }
         var cuts: [Cut] = []
         for (index, step) in steps.enumerated() {
             cuts += try Cut.all(for: step, index: index, beforeState: states[index], afterState: states[index + 1], path: session.path)
@@ -384,14 +260,14 @@ struct Cut {
         } else {
             // A compaction: the journal record the change was (appended before compacting), then the
             // new snapshot through a temporary file.
-            record = CardImageFile.record(kind: .mutations,
+            record = CardImageFormat.record(kind: .mutations,
                                           payload: CBOREncoder.encode(.array(step.mutations.map { $0.encoded() })))
             compacted = true
-            #expect(try CardImageFile.state(fromImage: step.before + record, path: path) == afterState,
+            #expect(try CardImageFormat.state(fromImage: step.before + record, path: path) == afterState,
                     "the modelled journal record does not give the state after the step")
         }
         let name = "step \(index + 1) (" + step.mutations.map { String(describing: $0).prefix { $0 != "(" } }.joined(separator: ", ") + ")"
-        let torn = Set([1, record.count / 2, record.count - 1, record.count - CardImageFile.digestLength])
+        let torn = Set([1, record.count / 2, record.count - 1, record.count - CardImageFormat.digestLength])
         for length in 0..<record.count {
             cuts.append(Cut(label: "\(name): \(length)/\(record.count) bytes of the record", image: step.before + record.prefix(length),
                             expected: beforeState, stepIndex: index, complete: false, writeAfterReopen: torn.contains(length)))

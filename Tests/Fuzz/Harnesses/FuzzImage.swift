@@ -2,7 +2,7 @@ import ArculusCard
 import CardCrypto
 import FIDOWire
 
-// Target `image`: the card image decoder (`CardImageFile.state(fromImage:path:)`), which reads a
+// Target `image`: the card image decoder (`CardImageFormat.state(fromImage:path:)`), which reads a
 // file that a crash, a full disk or a person may have left in any shape.
 //
 // Input: a mode byte, then
@@ -20,13 +20,13 @@ public func fuzzImageTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
     let input = fuzzBytes(data, size)
     guard let mode = input.first else { return 0 }
     let image = mode & 0x01 == 0 ? Array(input.dropFirst()) : imageWithChecksums(input.dropFirst(), rawTail: mode & 0x02 != 0)
-    guard let state = try? CardImageFile.state(fromImage: image, path: "fuzz.img") else { return 0 }
+    guard let state = try? CardImageFormat.state(fromImage: image, path: "fuzz.img") else { return 0 }
     fuzzCheck((0...CardState.maximumPINRetries).contains(state.pinRetries), "PIN retries \(state.pinRetries)")
     fuzzCheck(state.masterSecret.count == 32, "master secret of \(state.masterSecret.count) bytes")
     fuzzCheck(state.pinHash == nil || state.pinHash?.count == 16, "PIN hash of \(state.pinHash?.count ?? 0) bytes")
     fuzzCheck(state.residentCredentials.allSatisfy { $0.privateKey.count == 32 && (1...3).contains($0.credProtect) },
               "a stored credential with a bad key or credProtect")
-    let again = try? CardImageFile.state(fromImage: CardImageFile.encode(state), path: "fuzz.img")
+    let again = try? CardImageFormat.state(fromImage: CardImageFormat.encode(state), path: "fuzz.img")
     fuzzCheck(again == state, "encode → decode changed the state")
     return 0
 }

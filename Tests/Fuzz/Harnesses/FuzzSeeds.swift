@@ -166,7 +166,7 @@ struct SeedWriter {
         }
 
         // image: each baseline as a fresh image, and an image with journal records after it.
-        var images = FuzzBaseline.allCases.map { ("baseline-\($0)", CardImageFile.encode($0.state)) }
+        var images = FuzzBaseline.allCases.map { ("baseline-\($0)", CardImageFormat.encode($0.state)) }
         images.append(("with-journal", try imageWithJournal()))
         for (name, image) in images {
             try write("image", name, [0x00] + image)
