@@ -1,4 +1,5 @@
 import CBOR
+import ArculusCard
 import CTAP2
 import Testing
 import FIDOWire

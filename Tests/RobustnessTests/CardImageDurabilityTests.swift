@@ -1,4 +1,4 @@
-import ArculusCard
+@testable import ArculusCard
 import FIDOWire
 import Foundation
 import POSIXSupport

@@ -1,4 +1,4 @@
-import ArculusCard
+@testable import ArculusCard
 import CardCrypto
 import Foundation
 import Testing

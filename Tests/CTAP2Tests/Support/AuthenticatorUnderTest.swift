@@ -1,3 +1,4 @@
+import ArculusCard
 import CTAP2
 import FIDOWire
 

@@ -1,6 +1,7 @@
 import POSIXSupport
 import Testing
 @testable import CTAP2
+@testable import ArculusCard
 
 /// The card image's file system as a test sees it: every call goes to the real file system, is
 /// logged in order, and any one can be made to fail. It also tracks which files hold data not yet

@@ -1,3 +1,4 @@
+import CTAP2
 import POSIXSupport
 
 /// A card image: the card's non-volatile memory in one file (``CardImageFormat``), as a snapshot

@@ -1,3 +1,4 @@
+import CTAP2
 import CBOR
 import Foundation
 import FIDOWire
@@ -93,5 +94,66 @@ extension ResidentCredential {
                   userName: map[text: "userName"]?.textValue,
                   userDisplayName: map[text: "userDisplayName"]?.textValue,
                   privateKey: privateKey, credProtect: UInt8(credProtect), hmacSecret: hmacSecret, serial: serial)
+    }
+}
+
+extension CardMutation {
+    /// CBOR form for journal records: `[kind, fields…]`.
+    func encoded() -> CBORValue {
+        switch self {
+        case .setPIN(let hash, let codePoints):
+            return ["pin", .bytes(hash), .int(codePoints)]
+        case .setPINRetries(let retries):
+            return ["retries", .int(retries)]
+        case .setSignatureCounter(let counter):
+            return ["counter", .unsigned(UInt64(counter))]
+        case .addCredential(let credential):
+            return ["add", credential.encoded()]
+        case .removeCredential(let id):
+            return ["remove", .bytes(id)]
+        case .updateUser(let id, let name, let displayName):
+            return ["user", .bytes(id), name.map { .text($0) } ?? .null, displayName.map { .text($0) } ?? .null]
+        case .reset(let masterSecret):
+            return ["reset", .bytes(masterSecret)]
+        }
+    }
+
+    init(decoding value: CBORValue) throws(CardImageError.Reason) {
+        guard let fields = value.arrayValue, let kind = fields.first?.textValue else {
+            throw .malformed("a journal record is not [kind, …]")
+        }
+        func optionalText(_ value: CBORValue) -> String? { value.textValue }
+        switch (kind, fields.count) {
+        case ("pin", 3):
+            guard let hash = fields[1].bytesValue, hash.count == 16, let codePoints = fields[2].intValue else { break }
+            self = .setPIN(hash: hash, codePoints: codePoints)
+            return
+        case ("retries", 2):
+            guard let retries = fields[1].intValue, (0...CardState.maximumPINRetries).contains(retries) else { break }
+            self = .setPINRetries(retries)
+            return
+        case ("counter", 2):
+            guard let counter = fields[1].uint64Value, counter <= UInt64(UInt32.max) else { break }
+            self = .setSignatureCounter(UInt32(counter))
+            return
+        case ("add", 2):
+            self = .addCredential(try ResidentCredential(decoding: fields[1]))
+            return
+        case ("remove", 2):
+            guard let id = fields[1].bytesValue else { break }
+            self = .removeCredential(id: id)
+            return
+        case ("user", 4):
+            guard let id = fields[1].bytesValue else { break }
+            self = .updateUser(id: id, name: optionalText(fields[2]), displayName: optionalText(fields[3]))
+            return
+        case ("reset", 2):
+            guard let secret = fields[1].bytesValue, secret.count == 32 else { break }
+            self = .reset(masterSecret: secret)
+            return
+        default:
+            break
+        }
+        throw .malformed("journal record '\(kind)' has the wrong fields")
     }
 }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CTAP2
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -1,5 +1,8 @@
-/// Where the card's non-volatile memory lives. The authenticator persists each change before it
-/// answers the command that made it, so an acknowledged change is always durable.
+import CTAP2
+
+/// Where the card's non-volatile memory lives. The card model returns each change it makes;
+/// ``VirtualCard`` commits it here before the answer leaves, so an acknowledged change is always
+/// durable.
 public protocol CardStorage: AnyObject {
     /// The stored state, or nil for a card that was never written (a blank card).
     func load() throws(CardImageError) -> CardState?

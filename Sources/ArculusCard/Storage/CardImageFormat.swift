@@ -1,3 +1,4 @@
+import CTAP2
 import CBOR
 import CardCrypto
 

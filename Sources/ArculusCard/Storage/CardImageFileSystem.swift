@@ -1,3 +1,4 @@
+import CTAP2
 import POSIXSupport
 
 /// The file-system calls a ``CardImageFile`` makes, and nothing else: the seam through which a
