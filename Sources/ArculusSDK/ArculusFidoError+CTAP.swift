@@ -78,7 +78,7 @@ extension ArculusFidoError {
             self.init(.unknown, "\(operation): this card is already registered for this account (\(status.name))",
                       ctapStatus: status)
         default:
-            self.init(.unknown, "\(operation): the card refused \(refusal.command)\(refusal.subcommand.map { " " + $0 } ?? "") with \(status)",
+            self.init(.unknown, "\(operation): the card refused \(refusal.command.name)\(refusal.subcommand.map { " " + $0 } ?? "") with \(status)",
                       ctapStatus: status)
         }
     }

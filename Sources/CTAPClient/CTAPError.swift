@@ -27,6 +27,6 @@ public struct CTAPError: Error, Equatable, Sendable, CustomStringConvertible {
     public var name: String { status.name }
 
     public var description: String {
-        "\(command)\(subcommand.map { " " + $0 } ?? ""): \(status)"
+        "\(command.name)\(subcommand.map { " " + $0 } ?? ""): \(status)"
     }
 }

@@ -1,6 +1,6 @@
 /// The authenticator API command bytes (CTAP 2.1 §6 "Authenticator API", CTAP 2.2 §6), the first
 /// byte of every CTAP2 request.
-public enum CTAPCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+public enum CTAPCommand: UInt8, Sendable, CaseIterable {
     case makeCredential = 0x01
     case getAssertion = 0x02
     case getInfo = 0x04
@@ -37,27 +37,8 @@ public enum CTAPCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         }
     }
 
-    /// The specification's name.
-    public var description: String { name }
-
     /// The command as Swift names it, without the `authenticator` prefix: `getAssertion`.
-    public var identifier: String {
-        switch self {
-        case .makeCredential: "makeCredential"
-        case .getAssertion: "getAssertion"
-        case .getInfo: "getInfo"
-        case .clientPIN: "clientPIN"
-        case .reset: "reset"
-        case .getNextAssertion: "getNextAssertion"
-        case .bioEnrollment: "bioEnrollment"
-        case .credentialManagement: "credentialManagement"
-        case .selection: "selection"
-        case .largeBlobs: "largeBlobs"
-        case .config: "config"
-        case .bioEnrollmentPreview: "bioEnrollmentPreview"
-        case .credentialManagementPreview: "credentialManagementPreview"
-        }
-    }
+    public var identifier: String { String(describing: self) }
 
     /// The command a name stands for: the Swift case (`getAssertion`), the specification's name
     /// (`authenticatorGetAssertion`) or the byte (`0x02`, `2`). Case-insensitive.

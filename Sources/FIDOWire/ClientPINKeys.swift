@@ -1,33 +1,19 @@
 /// authenticatorClientPIN subcommands (CTAP 2.1 §6.5.5).
 public enum ClientPINSubcommand: Int, Sendable, CaseIterable {
-    case getPINRetries = 0x01
-    case getKeyAgreement = 0x02
-    case setPIN = 0x03
-    case changePIN = 0x04
-    case getPinToken = 0x05
-    case getPinUvAuthTokenUsingUvWithPermissions = 0x06
-    case getUVRetries = 0x07
+    case getPINRetries = 0x01, getKeyAgreement = 0x02, setPIN = 0x03, changePIN = 0x04
+    case getPinToken = 0x05, getPinUvAuthTokenUsingUvWithPermissions = 0x06, getUVRetries = 0x07
     case getPinUvAuthTokenUsingPinWithPermissions = 0x09
 }
 
 /// authenticatorClientPIN request members (CTAP 2.1 §6.5.5).
 public enum ClientPINKey: Int, Sendable, CaseIterable {
-    case pinUvAuthProtocol = 0x01
-    case subCommand = 0x02
-    case keyAgreement = 0x03
-    case pinUvAuthParam = 0x04
-    case newPinEnc = 0x05
-    case pinHashEnc = 0x06
-    case permissions = 0x09
-    case rpId = 0x0A
+    case pinUvAuthProtocol = 0x01, subCommand = 0x02, keyAgreement = 0x03, pinUvAuthParam = 0x04
+    case newPinEnc = 0x05, pinHashEnc = 0x06, permissions = 0x09, rpId = 0x0A
 }
 
 /// authenticatorClientPIN response members (CTAP 2.1 §6.5.5).
 public enum ClientPINResponseKey: Int, Sendable, CaseIterable {
-    case keyAgreement = 0x01
-    case pinUvAuthToken = 0x02
-    case pinRetries = 0x03
-    case powerCycleState = 0x04
+    case keyAgreement = 0x01, pinUvAuthToken = 0x02, pinRetries = 0x03, powerCycleState = 0x04
     case uvRetries = 0x05
 }
 

@@ -1,10 +1,6 @@
 /// authenticatorLargeBlobs request members (CTAP 2.1 §6.10.2).
 public enum LargeBlobsKey: Int, Sendable, CaseIterable {
-    case get = 0x01
-    case set = 0x02
-    case offset = 0x03
-    case length = 0x04
-    case pinUvAuthParam = 0x05
+    case get = 0x01, set = 0x02, offset = 0x03, length = 0x04, pinUvAuthParam = 0x05
     case pinUvAuthProtocol = 0x06
 }
 

@@ -8,7 +8,7 @@ struct AuthenticatorInfo: Sendable, Equatable {
     var extensions: [String]?
     var aaguid: [UInt8]
     /// Options in the order the card lists them.
-    var options: [(name: String, value: Bool)]
+    var options: [(name: String, value: Bool)] = []
     var maxMsgSize: Int?
     var pinUvAuthProtocols: [Int]?
     var maxCredentialCountInList: Int?
@@ -21,30 +21,11 @@ struct AuthenticatorInfo: Sendable, Equatable {
     var firmwareVersion: Int?
     var remainingDiscoverableCredentials: Int?
 
-    init(versions: [String], extensions: [String]? = nil, aaguid: [UInt8],
-                options: [(name: String, value: Bool)] = [], maxMsgSize: Int? = nil, pinUvAuthProtocols: [Int]? = nil,
-                maxCredentialCountInList: Int? = nil, maxCredentialIdLength: Int? = nil, transports: [String]? = nil,
-                algorithms: [Int]? = nil, forcePINChange: Bool? = nil, minPINLength: Int? = nil,
-                firmwareVersion: Int? = nil, remainingDiscoverableCredentials: Int? = nil) {
-        self.versions = versions
-        self.extensions = extensions
-        self.aaguid = aaguid
-        self.options = options
-        self.maxMsgSize = maxMsgSize
-        self.pinUvAuthProtocols = pinUvAuthProtocols
-        self.maxCredentialCountInList = maxCredentialCountInList
-        self.maxCredentialIdLength = maxCredentialIdLength
-        self.transports = transports
-        self.algorithms = algorithms
-        self.forcePINChange = forcePINChange
-        self.minPINLength = minPINLength
-        self.firmwareVersion = firmwareVersion
-        self.remainingDiscoverableCredentials = remainingDiscoverableCredentials
-    }
-
     /// The value of option `name`, if the card lists it.
     func option(_ name: String) -> Bool? { options.first { $0.name == name }?.value }
+}
 
+extension AuthenticatorInfo {
     /// Reads a response body (the CBOR after the status byte).
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
         let info = try RequestMap<GetInfoKey>(decoding: body)

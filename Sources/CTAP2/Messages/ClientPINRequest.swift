@@ -14,20 +14,9 @@ struct ClientPINRequest: Sendable, Equatable {
     var pinHashEnc: [UInt8]?
     var permissions: UInt64?
     var rpId: String?
+}
 
-    init(subCommand: ClientPINSubcommand, pinUvAuthProtocol: UInt64? = nil, keyAgreement: CBORValue? = nil,
-                pinUvAuthParam: [UInt8]? = nil, newPinEnc: [UInt8]? = nil, pinHashEnc: [UInt8]? = nil,
-                permissions: UInt64? = nil, rpId: String? = nil) {
-        self.subCommand = UInt64(subCommand.rawValue)
-        self.pinUvAuthProtocol = pinUvAuthProtocol
-        self.keyAgreement = keyAgreement
-        self.pinUvAuthParam = pinUvAuthParam
-        self.newPinEnc = newPinEnc
-        self.pinHashEnc = pinHashEnc
-        self.permissions = permissions
-        self.rpId = rpId
-    }
-
+extension ClientPINRequest {
     /// Reads the request body (the CBOR after the command byte).
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
         let request = try RequestMap<ClientPINKey>(decoding: body)

@@ -11,16 +11,9 @@ struct ClientPINResponse: Sendable, Equatable {
     /// Whether the card must leave the field before the next PIN attempt (CTAP 2.1).
     var powerCycleState: Bool?
     var uvRetries: Int?
+}
 
-    init(keyAgreement: CBORValue? = nil, pinUvAuthToken: [UInt8]? = nil, pinRetries: Int? = nil,
-                powerCycleState: Bool? = nil, uvRetries: Int? = nil) {
-        self.keyAgreement = keyAgreement
-        self.pinUvAuthToken = pinUvAuthToken
-        self.pinRetries = pinRetries
-        self.powerCycleState = powerCycleState
-        self.uvRetries = uvRetries
-    }
-
+extension ClientPINResponse {
     /// Reads a response body (the CBOR after the status byte).
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
         let response = try RequestMap<ClientPINResponseKey>(decoding: body)

@@ -4,18 +4,14 @@ import FIDOWire
 /// A `PublicKeyCredentialDescriptor` (WebAuthn §5.10.3) as allow and exclude lists carry it.
 struct CredentialDescriptor: Sendable, Equatable {
     /// `public-key` for every credential this card knows; other types are skipped, not refused.
-    var type: String
+    var type = "public-key"
     /// The credential ID.
     var id: [UInt8]
     /// The transports hint, passed through untouched.
-    var transports: [CBORValue]?
+    var transports: [CBORValue]? = nil
+}
 
-    init(type: String = "public-key", id: [UInt8], transports: [CBORValue]? = nil) {
-        self.type = type
-        self.id = id
-        self.transports = transports
-    }
-
+extension CredentialDescriptor {
     /// Reads a descriptor: `type` and `id` are required, `transports` must be an array.
     init(decoding value: CBORValue) throws(CTAPStatus) {
         let entity = try EntityMap(value: value)

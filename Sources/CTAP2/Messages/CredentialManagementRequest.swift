@@ -9,15 +9,9 @@ struct CredentialManagementRequest: Sendable, Equatable {
     var subCommandParams: CBORMap?
     var pinUvAuthProtocol: UInt64?
     var pinUvAuthParam: [UInt8]?
+}
 
-    init(subCommand: CredentialManagementSubcommand, subCommandParams: CBORMap? = nil,
-                pinUvAuthProtocol: UInt64? = nil, pinUvAuthParam: [UInt8]? = nil) {
-        self.subCommand = UInt64(subCommand.rawValue)
-        self.subCommandParams = subCommandParams
-        self.pinUvAuthProtocol = pinUvAuthProtocol
-        self.pinUvAuthParam = pinUvAuthParam
-    }
-
+extension CredentialManagementRequest {
     /// Reads the request body (the CBOR after the command byte).
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
         let request = try RequestMap<CredentialManagementKey>(decoding: body)

@@ -14,23 +14,9 @@ struct CredentialManagementResponse: Sendable, Equatable {
     var publicKey: CBORValue?
     var totalCredentials: Int?
     var credProtect: Int?
+}
 
-    init(existingResidentCredentialsCount: Int? = nil, maxPossibleRemainingResidentCredentialsCount: Int? = nil,
-                rp: RelyingPartyEntity? = nil, rpIDHash: [UInt8]? = nil, totalRPs: Int? = nil, user: CredentialUser? = nil,
-                credentialID: CredentialDescriptor? = nil, publicKey: CBORValue? = nil, totalCredentials: Int? = nil,
-                credProtect: Int? = nil) {
-        self.existingResidentCredentialsCount = existingResidentCredentialsCount
-        self.maxPossibleRemainingResidentCredentialsCount = maxPossibleRemainingResidentCredentialsCount
-        self.rp = rp
-        self.rpIDHash = rpIDHash
-        self.totalRPs = totalRPs
-        self.user = user
-        self.credentialID = credentialID
-        self.publicKey = publicKey
-        self.totalCredentials = totalCredentials
-        self.credProtect = credProtect
-    }
-
+extension CredentialManagementResponse {
     /// Reads a response body (the CBOR after the status byte).
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
         let response = try RequestMap<CredentialManagementResponseKey>(decoding: body)

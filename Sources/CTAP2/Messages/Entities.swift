@@ -5,12 +5,9 @@ import FIDOWire
 struct RelyingPartyEntity: Sendable, Equatable {
     var id: String
     var name: String?
+}
 
-    init(id: String, name: String? = nil) {
-        self.id = id
-        self.name = name
-    }
-
+extension RelyingPartyEntity {
     init(decoding entity: EntityMap) throws(CTAPStatus) {
         guard let id = try entity.text("id") else { throw .missingParameter }
         self.id = id
@@ -45,12 +42,9 @@ extension CredentialUser {
 struct CredentialParameters: Sendable, Equatable {
     var type: String
     var algorithm: Int
+}
 
-    init(type: String = "public-key", algorithm: Int) {
-        self.type = type
-        self.algorithm = algorithm
-    }
-
+extension CredentialParameters {
     init(decoding value: CBORValue) throws(CTAPStatus) {
         let entity = try EntityMap(value: value)
         guard let type = try entity.text("type") else { throw .missingParameter }

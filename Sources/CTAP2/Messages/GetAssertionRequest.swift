@@ -5,24 +5,14 @@ import FIDOWire
 struct GetAssertionRequest: Sendable, Equatable {
     var rpId: String
     var clientDataHash: [UInt8]
-    var allowList: [CredentialDescriptor]
+    var allowList: [CredentialDescriptor] = []
     var extensions: CBORMap?
-    var options: [String: Bool]
+    var options: [String: Bool] = [:]
     var pinUvAuthParam: [UInt8]?
     var pinUvAuthProtocol: UInt64?
+}
 
-    init(rpId: String, clientDataHash: [UInt8], allowList: [CredentialDescriptor] = [],
-                extensions: CBORMap? = nil, options: [String: Bool] = [:], pinUvAuthParam: [UInt8]? = nil,
-                pinUvAuthProtocol: UInt64? = nil) {
-        self.rpId = rpId
-        self.clientDataHash = clientDataHash
-        self.allowList = allowList
-        self.extensions = extensions
-        self.options = options
-        self.pinUvAuthParam = pinUvAuthParam
-        self.pinUvAuthProtocol = pinUvAuthProtocol
-    }
-
+extension GetAssertionRequest {
     /// Reads the request body (the CBOR after the command byte).
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
         let request = try RequestMap<GetAssertionKey>(decoding: body)

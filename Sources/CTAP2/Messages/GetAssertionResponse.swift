@@ -10,16 +10,9 @@ struct GetAssertionResponse: Sendable, Equatable {
     var user: CredentialUser?
     /// How many credentials answer the request, in the first of several assertions.
     var numberOfCredentials: Int?
+}
 
-    init(credential: CredentialDescriptor, authData: [UInt8], signature: [UInt8], user: CredentialUser? = nil,
-                numberOfCredentials: Int? = nil) {
-        self.credential = credential
-        self.authData = authData
-        self.signature = signature
-        self.user = user
-        self.numberOfCredentials = numberOfCredentials
-    }
-
+extension GetAssertionResponse {
     /// Reads a response body (the CBOR after the status byte).
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
         let response = try RequestMap<GetAssertionResponseKey>(decoding: body)

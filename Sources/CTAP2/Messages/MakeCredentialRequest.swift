@@ -8,31 +8,17 @@ struct MakeCredentialRequest: Sendable, Equatable {
     var rp: RelyingPartyEntity
     var user: CredentialUser
     var pubKeyCredParams: [CredentialParameters]
-    var excludeList: [CredentialDescriptor]
+    var excludeList: [CredentialDescriptor] = []
     /// The extensions map, each extension's input as sent (each extension reads its own).
     var extensions: CBORMap?
-    var options: [String: Bool]
+    var options: [String: Bool] = [:]
     var pinUvAuthParam: [UInt8]?
     var pinUvAuthProtocol: UInt64?
     /// The enterpriseAttestation member, as sent.
     var enterpriseAttestation: CBORValue?
+}
 
-    init(clientDataHash: [UInt8], rp: RelyingPartyEntity, user: CredentialUser,
-                pubKeyCredParams: [CredentialParameters], excludeList: [CredentialDescriptor] = [],
-                extensions: CBORMap? = nil, options: [String: Bool] = [:], pinUvAuthParam: [UInt8]? = nil,
-                pinUvAuthProtocol: UInt64? = nil, enterpriseAttestation: CBORValue? = nil) {
-        self.clientDataHash = clientDataHash
-        self.rp = rp
-        self.user = user
-        self.pubKeyCredParams = pubKeyCredParams
-        self.excludeList = excludeList
-        self.extensions = extensions
-        self.options = options
-        self.pinUvAuthParam = pinUvAuthParam
-        self.pinUvAuthProtocol = pinUvAuthProtocol
-        self.enterpriseAttestation = enterpriseAttestation
-    }
-
+extension MakeCredentialRequest {
     /// Reads the request body (the CBOR after the command byte).
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
         let request = try RequestMap<MakeCredentialKey>(decoding: body)

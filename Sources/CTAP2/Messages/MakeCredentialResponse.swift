@@ -7,13 +7,9 @@ struct MakeCredentialResponse: Sendable, Equatable {
     var fmt: String
     var authData: [UInt8]
     var attStmt: CBORValue
+}
 
-    init(fmt: String, authData: [UInt8], attStmt: CBORValue) {
-        self.fmt = fmt
-        self.authData = authData
-        self.attStmt = attStmt
-    }
-
+extension MakeCredentialResponse {
     /// Reads a response body (the CBOR after the status byte).
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
         let response = try RequestMap<MakeCredentialResponseKey>(decoding: body)
