@@ -31,18 +31,20 @@ let package = Package(
         .target(name: "FIDOWire"),
         .target(name: "PCSC", dependencies: ["CPCSCLite", "FIDOWire"]),
         .target(name: "CBOR"),
+        // The project's one JSON value type (SDK documents, control-channel lines).
+        .target(name: "JSONSupport"),
         .target(name: "CTAP2", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
         .target(name: "ISO7816", dependencies: ["FIDOWire"]),
         .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire"]),
         .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire"]),
         .target(name: "CTAPClient", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
-        .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire"]),
-        .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "FIDOWire"]),
+        .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
+        .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "FIDOWire", "JSONSupport"]),
         .executableTarget(
             name: "arculus-card",
             dependencies: [
                 "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK",
-                "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire",
+                "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport",
             ]
         ),
         .executableTarget(
@@ -51,6 +53,7 @@ let package = Package(
         ),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "CBOR", "CardCrypto", "FIDOWire"]),
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire"]),
         .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
@@ -64,7 +67,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ArculusCardTests",
-            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire"]
+            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]
         ),
     ]
 )
