@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSONSupport
 import Synchronization
 
 /// The local control channel of a served card: a Unix-domain socket on which a test, in any
@@ -218,9 +219,8 @@ public final class ControlChannel: @unchecked Sendable {
         guard fd >= 0 else { return nil }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         guard Self.peerIsAllowed(fd) else {
-            _ = ControlChannelSocket.sendAll(fd, Array((ControlChannelJSON.object([
-                "ok": false, "error": "refused: the control socket serves its owner only",
-            ]).jsonText + "\n").utf8))
+            let refusal = ControlChannelError.refused("refused: the control socket serves its owner only").answer()
+            _ = ControlChannelSocket.sendAll(fd, Array((refusal.text + "\n").utf8))
             ControlChannelSocket.closeSocket(fd)
             return nil
         }
@@ -258,8 +258,8 @@ public final class ControlChannel: @unchecked Sendable {
             guard ControlChannelSocket.sendAll(client.fd, Array((answer(trimmed) + "\n").utf8)) else { return false }
         }
         if client.buffer.count > Self.maximumLineLength {
-            let refusal = ControlChannelJSON.object(["ok": false, "error": .string("request line longer than \(Self.maximumLineLength) bytes")])
-            _ = ControlChannelSocket.sendAll(client.fd, Array((refusal.jsonText + "\n").utf8))
+            let refusal = ControlChannelError.refused("request line longer than \(Self.maximumLineLength) bytes").answer()
+            _ = ControlChannelSocket.sendAll(client.fd, Array((refusal.text + "\n").utf8))
             return false
         }
         return true
@@ -273,7 +273,7 @@ public final class ControlChannel: @unchecked Sendable {
             result.finish(handler.respond(to: line))
         }
         guard let answer = result.wait(for: requestTimeout) else {
-            return ControlChannelJSON.object(["ok": false, "error": .string(ControlChannelError.timedOut.description)]).jsonText
+            return ControlChannelError.timedOut.answer().text
         }
         return answer
     }
