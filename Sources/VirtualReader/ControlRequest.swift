@@ -33,8 +33,8 @@ import ArculusCard
 /// `hmacSecret` — or WebDriver's names for the same: `userHandle` (base64url),
 /// `isResidentCredential`, `privateKey` (base64url of an unencrypted PKCS#8 DER P-256 key) —
 /// and WebDriver's `signCount` and `credentialId` (their meaning: ``CredentialParameters``).
-/// A credential in an answer has every one of those names (`id`, `idHex`, `credentialId`, …,
-/// `publicKeyPEM`, `publicKeyHex`).
+/// A credential in an answer carries both sets of names, its public key and the card's counter
+/// (``CredentialListing/json``).
 public enum ControlRequest: Equatable, Sendable {
     /// The card's state in brief.
     case status
