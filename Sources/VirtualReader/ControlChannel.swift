@@ -8,7 +8,7 @@ import Synchronization
 
 /// The local control channel of a served card: a Unix-domain socket on which a test, in any
 /// language, steers the card between steps — tap it, inject faults, set its PIN, add
-/// credentials (see ``ControlChannelHandler`` for the requests).
+/// credentials (see ``ControlRequest`` for the requests and their JSON).
 ///
 /// Protocol: a client connects, writes one JSON request per line and reads one JSON answer per
 /// line; it may send many requests on one connection, and several clients may be connected.
