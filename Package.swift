@@ -33,18 +33,20 @@ let package = Package(
         .target(name: "FIDOWire"),
         .target(name: "PCSC", dependencies: ["CPCSCLite", "FIDOWire"]),
         .target(name: "CBOR"),
+        // The project's one JSON value type (SDK documents, control-channel lines).
+        .target(name: "JSONSupport"),
         .target(name: "CTAP2", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
         .target(name: "ISO7816", dependencies: ["FIDOWire"]),
         .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "CTAPClient", dependencies: ["CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
-        .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire"]),
-        .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "FIDOWire", "POSIXSupport"]),
+        .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
+        .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "FIDOWire", "POSIXSupport", "JSONSupport"]),
         .executableTarget(
             name: "arculus-card",
             dependencies: [
                 "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK",
-                "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport",
+                "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport", "JSONSupport",
             ]
         ),
         .executableTarget(
@@ -53,6 +55,7 @@ let package = Package(
         ),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"], exclude: ["Vectors"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire"]),
         .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
@@ -67,7 +70,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ArculusCardTests",
-            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire"]
+            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]
         ),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import JSONSupport
 import Synchronization
 
 /// The app's side of the backend-proxied flow: a backend that follows the JSON contract of the
@@ -91,7 +92,7 @@ public final class ArculusBackendClient: Sendable {
             throw ArculusFidoError(.unknown, "\(what): the backend answered HTTP \(answer.status) without JSON: \(answer.text.prefix(200))",
                                    httpStatus: answer.status)
         }
-        members["httpStatus"] = .number(Double(answer.status))
+        members["httpStatus"] = .int(answer.status)
         return .object(members)
     }
 }

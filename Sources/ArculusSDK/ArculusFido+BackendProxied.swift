@@ -1,4 +1,5 @@
 import CTAPClient
+import JSONSupport
 
 extension ArculusFido {
     /// The backend-proxied registration, as the sample app runs it:

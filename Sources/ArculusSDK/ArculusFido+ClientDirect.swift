@@ -1,5 +1,6 @@
 import CTAPClient
 import FIDOWire
+import JSONSupport
 
 extension ArculusFido {
     /// The client-direct registration: the app talks to the FIDO2 server itself.

@@ -1,5 +1,6 @@
 import CTAPClient
 import FIDOWire
+import JSONSupport
 
 /// An SDK operation that failed: the vendor SDK's code and a message a person can act on, plus
 /// what the card or server said when there is something to say.
@@ -35,16 +36,16 @@ public struct ArculusFidoError: Error, Equatable, Sendable, CustomStringConverti
     /// The error as the command line prints it: `{"error": {"code": 608, "message": ..., ...}}`.
     public var json: JSONValue {
         var error: [String: JSONValue] = [
-            "code": .number(Double(code.rawValue)),
+            "code": .int(code.rawValue),
             "name": .string(code.title),
             "message": .string(message),
         ]
         if let ctapStatus {
             error["ctapStatus"] = .string(ctapStatus.name)
-            error["ctapStatusCode"] = .number(Double(ctapStatus.rawValue))
+            error["ctapStatusCode"] = .int(ctapStatus.rawValue)
         }
-        if let pinRetries { error["pinRetries"] = .number(Double(pinRetries)) }
-        if let httpStatus { error["httpStatus"] = .number(Double(httpStatus)) }
+        if let pinRetries { error["pinRetries"] = .int(pinRetries) }
+        if let httpStatus { error["httpStatus"] = .int(httpStatus) }
         return .object(["error": .object(error)])
     }
 }

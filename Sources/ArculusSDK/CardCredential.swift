@@ -1,4 +1,5 @@
 import CTAPClient
+import JSONSupport
 
 /// A discoverable credential on the card, as ``ArculusFido/listCredentials(pin:rpId:)`` reports it.
 public struct CardCredential: Equatable, Sendable {

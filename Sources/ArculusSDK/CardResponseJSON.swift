@@ -1,4 +1,5 @@
 import CTAPClient
+import JSONSupport
 
 /// The JSON a card operation returns and a backend forwards to its FIDO2 server: WebAuthn's
 /// RegistrationResponseJSON / AuthenticationResponseJSON (WebAuthn §5.1), bytes in base64url

@@ -1,4 +1,5 @@
 import Foundation
+import JSONSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

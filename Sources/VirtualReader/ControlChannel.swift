@@ -3,12 +3,13 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSONSupport
 import POSIXSupport
 import Synchronization
 
 /// The local control channel of a served card: a Unix-domain socket on which a test, in any
 /// language, steers the card between steps — tap it, inject faults, set its PIN, add
-/// credentials (see ``ControlChannelHandler`` for the requests).
+/// credentials (see ``ControlRequest`` for the requests and their JSON).
 ///
 /// Protocol: a client connects, writes one JSON request per line and reads one JSON answer per
 /// line; it may send many requests on one connection, and several clients may be connected.
@@ -200,9 +201,8 @@ public final class ControlChannel: @unchecked Sendable {
         guard fd >= 0 else { return nil }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         guard Self.peerIsAllowed(fd) else {
-            _ = ControlChannelSocket.sendAll(fd, Array((ControlChannelJSON.object([
-                "ok": false, "error": "refused: the control socket serves its owner only",
-            ]).jsonText + "\n").utf8))
+            let refusal = ControlChannelError.refused("refused: the control socket serves its owner only").answer()
+            _ = ControlChannelSocket.sendAll(fd, Array((refusal.text + "\n").utf8))
             ControlChannelSocket.closeSocket(fd)
             return nil
         }
@@ -243,8 +243,8 @@ public final class ControlChannel: @unchecked Sendable {
             guard ControlChannelSocket.sendAll(client.fd, Array((answer(trimmed) + "\n").utf8)) else { return false }
         }
         if client.buffer.count > Self.maximumLineLength {
-            let refusal = ControlChannelJSON.object(["ok": false, "error": .string("request line longer than \(Self.maximumLineLength) bytes")])
-            _ = ControlChannelSocket.sendAll(client.fd, Array((refusal.jsonText + "\n").utf8))
+            let refusal = ControlChannelError.refused("request line longer than \(Self.maximumLineLength) bytes").answer()
+            _ = ControlChannelSocket.sendAll(client.fd, Array((refusal.text + "\n").utf8))
             return false
         }
         return true
@@ -258,7 +258,7 @@ public final class ControlChannel: @unchecked Sendable {
             result.finish(handler.respond(to: line))
         }
         guard let answer = result.wait(for: requestTimeout) else {
-            return ControlChannelJSON.object(["ok": false, "error": .string(ControlChannelError.timedOut.description)]).jsonText
+            return ControlChannelError.timedOut.answer().text
         }
         return answer
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSONSupport
 import POSIXSupport
 
 /// A client of a served card's ``ControlChannel``: `arculus-card ctl` uses it, and so can Swift
@@ -31,16 +32,22 @@ public final class ControlChannelClient {
         if fd >= 0 { ControlChannelSocket.closeSocket(fd) }
     }
 
-    /// Sends one request and returns the card's answer (`ok` false answers are returned, not thrown).
-    public func send(_ request: ControlChannelJSON) throws(ControlChannelError) -> ControlChannelJSON {
-        guard ControlChannelSocket.sendAll(fd, Array((request.jsonText + "\n").utf8)) else {
+    /// Sends one typed request (its ``ControlRequest/json``) and returns the card's answer.
+    public func send(_ request: ControlRequest) throws(ControlChannelError) -> JSONValue {
+        try send(request.json)
+    }
+
+    /// Sends one request object and returns the card's answer (`ok` false answers are returned,
+    /// not thrown).
+    public func send(_ request: JSONValue) throws(ControlChannelError) -> JSONValue {
+        guard ControlChannelSocket.sendAll(fd, Array((request.text + "\n").utf8)) else {
             throw .socket("cannot write to the control socket \(path): \(ControlChannelSocket.errorText(errno))")
         }
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
-                return try ControlChannelJSON(parsing: line)
+                return try Self.answer(line)
             }
             let chunk: [UInt8]
             do throws(SystemCallError) {
@@ -50,6 +57,14 @@ public final class ControlChannelClient {
             }
             if chunk.isEmpty { throw .socket("the card closed the control connection without answering") }
             buffer += chunk
+        }
+    }
+
+    private static func answer(_ line: String) throws(ControlChannelError) -> JSONValue {
+        do throws(JSONValue.ParseError) {
+            return try JSONValue(parsing: line)
+        } catch {
+            throw .badRequest(error.description)
         }
     }
 }

@@ -18,4 +18,13 @@ public enum ControlChannelError: Error, Equatable, Sendable, CustomStringConvert
         case .timedOut: "the card did not take the request in time (is it stopping?)"
         }
     }
+
+    /// What is wrong, without the "bad request:" of ``description`` (for a message that puts it
+    /// in its own words, such as a command line's).
+    public var reason: String {
+        switch self {
+        case .badRequest(let why), .refused(let why), .socket(let why): why
+        case .timedOut: description
+        }
+    }
 }

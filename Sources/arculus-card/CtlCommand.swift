@@ -1,9 +1,11 @@
 import ArculusCard
+import JSONSupport
 import VirtualReader
 
 /// `arculus-card ctl`: steers a running `arculus-card serve` through its control socket — tap,
 /// remove and insert the card, inject faults, set the PIN, counter and credentials, switch the
-/// timing — so that a test in any language can change the card between two steps.
+/// timing — so that a test in any language can change the card between two steps. Each command
+/// line becomes one typed ``ControlRequest``; its JSON goes to the socket.
 enum CtlCommand: Subcommand {
     static let name = "ctl"
     static let summary = "Steer a served card: tap/remove/insert, faults, PIN, counter, credentials, timing"
@@ -42,13 +44,15 @@ enum CtlCommand: Subcommand {
           fault remove ID              Remove one fault.
           fault clear                  Remove every fault (the log stays).
           credentials list             The discoverable credentials, with public keys.
-          credentials add --credential SPEC...
-                                       Put credentials on the card; SPEC as in
-                                       'arculus-card image --help' (rp=…,user=…,discoverable=…).
+          credentials add --credential SPEC
+                                       Put a credential on the card; SPEC as in
+                                       'arculus-card image --help': rp=…,user=…,discoverable=…,
+                                       a JSON credential (WebDriver's names too), or @FILE.
           credentials remove --id ID   Delete a discoverable credential (ID: base64url or hex).
           pin [--set PIN] [--retries N]
                                        Show the PIN state; set the PIN and/or the retries left.
-          counter [--set N]            Show the signature counter; set it.
+          counter [--set N]            Show the signature counter (one for all credentials:
+                                       WebDriver's signCount); set it.
           timing [off|realistic]       Show the timing profile; switch it.
           send JSON                    Send a raw request line (see the control protocol).
 
@@ -80,25 +84,26 @@ enum CtlCommand: Subcommand {
         """
     }
 
-    private static let valued: Set<String> = ["--control", "--slot", "--vpcd", "--delay", "--command", "--ctap-error",
-                                              "--status-word", "--flags", "--away", "--id", "--set", "--retries"]
-    private static let flags: Set<String> = ["--bogus-signature", "--leave-field", "--fail-next-write",
-                                             "--decline-presence", "--once", "--persistent"]
+    /// Every option of every ctl command; each command takes its own subset (``CtlWords/only(_:words:)``).
+    static let valued: Set<String> = SharedOptions.endpoint.union([
+        "--control", "--delay", "--command", "--ctap-error", "--status-word", "--flags", "--away", "--id", "--set", "--retries",
+    ])
+    static let flags: Set<String> = ["--bogus-signature", "--leave-field", "--fail-next-write", "--decline-presence",
+                                     "--once", "--persistent"]
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let (specs, rest) = try ImageCommand.extractRepeated("--credential", from: arguments)
-        let options = try CommandLineOptions(rest, valued: valued, flags: flags)
-        let request = try request(options.positionals, options: options, specs: specs)
+        let options = try CommandLineOptions(arguments, valued: valued, flags: flags, repeatable: ["--credential"])
+        let request = try request(CtlWords(options))
         let path = try socketPath(options)
 
-        let answer: ControlChannelJSON
+        let answer: JSONValue
         do {
             answer = try ControlChannelClient(path: path).send(request)
         } catch {
             Console.error("arculus-card ctl: \(error)")
             return ExitStatus.failure
         }
-        Console.output(answer.jsonText)
+        Console.output(answer.text)
         guard answer["ok"]?.boolValue == true else {
             Console.error("arculus-card ctl: \(answer["error"]?.stringValue ?? "the card refused the request")")
             return ExitStatus.failure
@@ -109,158 +114,72 @@ enum CtlCommand: Subcommand {
     /// The socket: --control, else the default for --vpcd/--slot (as serve computes it).
     private static func socketPath(_ options: CommandLineOptions) throws(UsageError) -> String {
         if let path = options.value("--control") {
-            guard options.value("--slot") == nil, options.value("--vpcd") == nil else {
+            guard options.given.isDisjoint(with: SharedOptions.endpoint) else {
                 throw UsageError("--control names the socket; --slot and --vpcd only choose the default one")
             }
             return path
         }
-        var endpoint = VPCDEndpoint.default
-        if let text = options.value("--vpcd") {
-            guard let parsed = VPCDEndpoint(parsing: text) else { throw UsageError("--vpcd wants HOST:PORT, not '\(text)'") }
-            endpoint = parsed
-        }
-        if let text = options.value("--slot") {
-            guard let slot = Int(text), let slotted = endpoint.slot(slot) else {
-                throw UsageError("--slot wants a slot number (0, 1, ...), not '\(text)'")
-            }
-            endpoint = slotted
-        }
-        return ControlChannel.defaultPath(for: endpoint)
+        return ControlChannel.defaultPath(for: try options.vpcdEndpoint())
     }
 
-    /// The request a command line stands for.
-    private static func request(_ words: [String], options: CommandLineOptions,
-                                specs: [String]) throws(UsageError) -> ControlChannelJSON {
-        let command = words.prefix(2).joined(separator: " ")
-        func only(_ allowed: Set<String>, wordCount: Int) throws(UsageError) {
-            let given = valued.union(flags).filter { options.value($0) != nil || options.flag($0) }
-            let stray = given.subtracting(allowed.union(["--control", "--slot", "--vpcd"]))
-            if let first = stray.sorted().first { throw UsageError("\(first) does not apply to '\(command)'") }
-            if !specs.isEmpty && !allowed.contains("--credential") { throw UsageError("--credential does not apply to '\(command)'") }
-            if words.count > wordCount { throw UsageError("unexpected argument '\(words[wordCount])'") }
-        }
-        switch words.first {
-        case "status":
-            try only([], wordCount: 1)
-            return ["op": "status"]
+    /// The request object a command line stands for: a typed request's JSON, or `send`'s own.
+    private static func request(_ line: CtlWords) throws(UsageError) -> JSONValue {
+        switch line.words.first {
+        case "status": return try line.only([], words: 1, .status).json
         case "tap":
-            try only(["--delay"], wordCount: 1)
-            guard let text = options.value("--delay") else { return ["op": "tap"] }
-            guard let delay = Double(text) else { throw UsageError("--delay wants seconds, not '\(text)'") }
-            return ["op": "tap", "delay": .number(delay)]
-        case "remove":
-            try only([], wordCount: 1)
-            return ["op": "remove"]
-        case "insert":
-            try only([], wordCount: 1)
-            return ["op": "insert"]
-        case "fault":
-            return try faultRequest(words, options: options, only: only)
-        case "credentials":
-            switch words.dropFirst().first {
-            case "list":
-                try only([], wordCount: 2)
-                return ["op": "credentials.list"]
-            case "add":
-                try only(["--credential"], wordCount: 2)
-                guard specs.count == 1 else {
-                    throw UsageError(specs.isEmpty ? "credentials add needs --credential SPEC"
-                                                   : "ctl adds one credential per call: give one --credential")
-                }
-                return try ImageCommand.credentialRequest(specs[0])
-            case "remove":
-                try only(["--id"], wordCount: 2)
-                guard let id = options.value("--id") else { throw UsageError("credentials remove needs --id ID") }
-                return ImageCommand.removeRequest(id)
-            default:
-                throw UsageError("credentials wants list, add or remove")
-            }
+            return try line.only(["--delay"], words: 1, .tap(delay: try line.options.seconds("--delay") ?? 1)).json
+        case "remove": return try line.only([], words: 1, .remove).json
+        case "insert": return try line.only([], words: 1, .insert).json
+        case "fault": return try faultRequest(line).json
+        case "credentials": return try credentialsRequest(line).json
         case "pin":
-            try only(["--set", "--retries"], wordCount: 1)
-            var request: [String: ControlChannelJSON] = ["op": "pin"]
-            if let pin = options.value("--set") { request["set"] = .string(pin) }
-            if let text = options.value("--retries") { request["retries"] = .int(try ImageCommand.integer(text, "--retries")) }
-            return .object(request)
-        case "counter":
-            try only(["--set"], wordCount: 1)
-            guard let text = options.value("--set") else { return ["op": "counter"] }
-            return ["op": "counter", "set": .int(try ImageCommand.integer(text, "--set"))]
-        case "timing":
-            try only([], wordCount: 2)
-            guard words.count == 2 else { return ["op": "timing"] }
-            return ["op": "timing", "profile": .string(words[1])]
+            let pin = ControlRequest.pin(set: line.options.value("--set"), retries: try line.options.integer("--retries"))
+            return try line.only(["--set", "--retries"], words: 1, pin).json
+        case "counter": return try line.only(["--set"], words: 1, .counter(set: try line.options.counter("--set"))).json
+        case "timing": return try line.only([], words: 2, .timing(try timing(line.words.dropFirst().first))).json
         case "send":
-            try only([], wordCount: 2)
-            guard words.count == 2 else { throw UsageError("send wants one JSON request") }
-            do {
-                return try ControlChannelJSON(parsing: words[1])
+            try line.only([], words: 2)
+            guard line.words.count == 2 else { throw UsageError("send wants one JSON request") }
+            do throws(JSONValue.ParseError) {
+                return try JSONValue(parsing: line.words[1])
             } catch {
-                throw UsageError("send: \(error)")
+                throw UsageError("send: bad request: \(error)")
             }
         case nil:
             throw UsageError("which command? status, tap, remove, insert, fault, credentials, pin, counter, timing, send")
-        default:
-            throw UsageError("unknown command '\(words[0])'")
+        case let word?:
+            throw UsageError("unknown command '\(word)'")
         }
     }
 
-    private static func faultRequest(_ words: [String], options: CommandLineOptions,
-                                     only: (Set<String>, Int) throws(UsageError) -> Void) throws(UsageError) -> ControlChannelJSON {
-        switch words.dropFirst().first {
-        case "add":
-            try only(["--command", "--ctap-error", "--status-word", "--flags", "--away", "--bogus-signature",
-                      "--leave-field", "--fail-next-write", "--decline-presence", "--once", "--persistent"], 2)
-            var fault: [String: ControlChannelJSON] = ["command": .string(options.value("--command") ?? "any")]
-            var effects: [String] = []
-            if let code = options.value("--ctap-error") {
-                effects.append("ctap-error")
-                fault["ctapError"] = .string(code)
-            }
-            if let word = options.value("--status-word") {
-                effects.append("status-word")
-                fault["statusWord"] = .string(word)
-            }
-            if let text = options.value("--flags") {
-                effects.append("flags")
-                for pair in text.split(separator: ",") {
-                    let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-                    guard parts.count == 2, ["up", "uv"].contains(parts[0].lowercased()), ["0", "1"].contains(parts[1]) else {
-                        throw UsageError("--flags wants up=0|1 and/or uv=0|1 (e.g. up=0,uv=1), not '\(text)'")
-                    }
-                    fault[parts[0].lowercased()] = .bool(parts[1] == "1")
-                }
-            }
-            if options.flag("--bogus-signature") { effects.append("bogus-signature") }
-            if options.flag("--leave-field") { effects.append("leave-field") }
-            if options.flag("--fail-next-write") { effects.append("fail-next-write") }
-            if options.flag("--decline-presence") { effects.append("decline-presence") }
-            guard effects.count == 1 else {
-                throw UsageError(effects.isEmpty
-                    ? "fault add needs an effect: --ctap-error, --status-word, --bogus-signature, --flags, --leave-field, --fail-next-write or --decline-presence"
-                    : "fault add takes one effect, not \(effects.joined(separator: " and "))")
-            }
-            fault["effect"] = .string(effects[0])
-            if let text = options.value("--away") {
-                guard effects[0] == "leave-field" else { throw UsageError("--away goes with --leave-field") }
-                guard let away = Double(text) else { throw UsageError("--away wants seconds, not '\(text)'") }
-                fault["away"] = .number(away)
-            }
-            if options.flag("--once") && options.flag("--persistent") { throw UsageError("--once or --persistent, not both") }
-            if options.flag("--once") { fault["once"] = true }
-            if options.flag("--persistent") { fault["once"] = false }
-            return ["op": "fault.add", "fault": .object(fault)]
-        case "list":
-            try only([], 2)
-            return ["op": "fault.list"]
-        case "clear":
-            try only([], 2)
-            return ["op": "fault.clear"]
-        case "remove":
-            try only([], 3)
-            guard words.count == 3, let id = Int(words[2]) else { throw UsageError("fault remove wants the fault's ID (see 'fault list')") }
-            return ["op": "fault.remove", "id": .int(id)]
-        default:
-            throw UsageError("fault wants add, list, remove or clear")
+    private static func timing(_ name: String?) throws(UsageError) -> TimingProfile? {
+        guard let name else { return nil }
+        guard let profile = TimingProfile.named(name) else {
+            throw UsageError("timing wants \(TimingProfile.builtIn.map(\.name).joined(separator: " or ")), not '\(name)'")
         }
+        return profile
+    }
+}
+
+/// A ctl command line: its words (`fault add`) and options, and the check that it gives only
+/// the options its command takes.
+struct CtlWords {
+    let options: CommandLineOptions
+    var words: [String] { options.positionals }
+
+    init(_ options: CommandLineOptions) {
+        self.options = options
+    }
+
+    /// Refuses options beyond `allowed` (and the socket options) and words beyond `words`.
+    func only(_ allowed: Set<String>, words count: Int) throws(UsageError) {
+        let command = words.prefix(2).joined(separator: " ")
+        try options.allow(allowed.union(SharedOptions.endpoint).union(["--control"]), words: count, what: command)
+    }
+
+    /// ``only(_:words:)``, then `request`.
+    func only(_ allowed: Set<String>, words count: Int, _ request: ControlRequest) throws(UsageError) -> ControlRequest {
+        try only(allowed, words: count)
+        return request
     }
 }

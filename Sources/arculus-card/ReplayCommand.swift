@@ -53,10 +53,12 @@ enum ReplayCommand: Subcommand {
             throw UsageError(options.positionals.isEmpty ? "expected a transcript FILE" : "expected one transcript FILE, got \(options.positionals.count) arguments")
         }
         let path = options.positionals[0]
+        // Checked as every command checks them; the replay resolves them itself.
+        let card = try CardOptions(options, image: "--card-image")
         let transcript = try Transcript.load(path: path)
         let replay = TranscriptReplay(transcript: transcript, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                                       mode: options.flag("--structural") ? .structural : nil,
-                                      profile: options.value("--profile"), cardImage: options.value("--card-image"))
+                                      profile: card.profileArgument, cardImage: card.imagePath)
         if options.flag("--verbose") {
             replay.onMatch = { message in
                 Console.output("line \(message.line)".padding(10) + message.name + "  ok")

@@ -4,12 +4,11 @@ import Glibc
 import Darwin
 #endif
 import ArculusCard
-import Synchronization
-import Transcript
 import VirtualReader
 
 /// `arculus-card serve`: puts the card on a PC/SC virtual reader (vsmartcard's vpcd driver
-/// in pcscd) until interrupted.
+/// in pcscd) until interrupted. Three steps: read the command line (``ServeOptions``), open the
+/// card (``ServedCard``), then serve it with its control channel and signals.
 enum ServeCommand: Subcommand {
     static let name = "serve"
     static let summary = "Put the card on a PC/SC virtual reader (pcscd + vsmartcard vpcd)"
@@ -33,7 +32,7 @@ enum ServeCommand: Subcommand {
                                counters). Created from the profile when the file does not exist;
                                locked while the card runs; written atomically after every change.
                                Without --card the card lives in memory and is blank every run.
-          --profile NAME|FILE  The card model: a built-in name (\(CardProfile.builtInNames.joined(separator: ", ")))
+          --profile NAME|FILE  The card model: a built-in name (\(SharedOptions.profileChoices))
                                or a profile JSON file. Default: \(CardProfile.default.name).
                                For an existing image, the image's profile is used, and a
                                different --profile is an error.
@@ -97,159 +96,42 @@ enum ServeCommand: Subcommand {
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(
-            arguments,
-            valued: ["--card", "--profile", "--vpcd", "--slot", "--tap-delay", "--pid-file",
-                     "--seed", "--record", "--stand-in", "--control", "--timing"],
-            flags: ["--verbose", "--busy-first", "--no-control"])
-        guard options.positionals.isEmpty else {
-            throw UsageError("unexpected argument '\(options.positionals[0])'")
-        }
-
-        var endpoint = VPCDEndpoint.default
-        if let text = options.value("--vpcd") {
-            guard let parsed = VPCDEndpoint(parsing: text) else {
-                throw UsageError("--vpcd wants HOST:PORT (e.g. 127.0.0.1:35963), not '\(text)'")
-            }
-            endpoint = parsed
-        }
-        if let text = options.value("--slot") {
-            guard let slot = Int(text), let slotted = endpoint.slot(slot) else {
-                throw UsageError("--slot wants a slot number (0, 1, ...), not '\(text)'")
-            }
-            endpoint = slotted
-        }
-        var tapDelay = Duration.seconds(1)
-        if let text = options.value("--tap-delay") {
-            guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
-                throw UsageError("--tap-delay wants seconds between 0 and 3600, not '\(text)'")
-            }
-            tapDelay = .milliseconds(Int64((seconds * 1000).rounded()))
-        }
-
-        let profile: CardProfile?
-        if let name = options.value("--profile") {
-            do {
-                profile = try CardProfile.named(name)
-            } catch {
-                throw UsageError("--profile: \(error). Built-in profiles: \(CardProfile.builtInNames.joined(separator: ", ")).")
-            }
-        } else {
-            profile = nil
-        }
-
-        var entropy = CardEntropy.system
-        if let text = options.value("--seed") {
-            guard let seed = [UInt8](hex: text), !seed.isEmpty else {
-                throw UsageError("--seed wants hex bytes (e.g. 000102...), not '\(text)'")
-            }
-            entropy = .seeded(seed)
-        }
-        var timing = TimingProfile.off
-        if let name = options.value("--timing") {
-            guard let named = TimingProfile.named(name) else {
-                throw UsageError("--timing wants \(TimingProfile.builtIn.map(\.name).joined(separator: " or ")), not '\(name)'")
-            }
-            timing = named
-        }
-        if options.flag("--no-control") && options.value("--control") != nil {
-            throw UsageError("--control or --no-control, not both")
-        }
-        let recordPath = options.value("--record")
-        let standInPath = options.value("--stand-in")
-        if standInPath != nil,
-           recordPath != nil || options.value("--seed") != nil || options.value("--card") != nil || profile != nil {
-            throw UsageError("--stand-in answers from a transcript: it takes no --card, --profile, --seed or --record")
-        }
-
-        let readerCard: any ReaderCard
-        var emulatedCard: VirtualCard?
-        var standIn: TranscriptStandIn?
-        var recorder: TranscriptRecorder?
-        var cardName: String
+        let options = try ServeOptions(arguments)
+        let card: ServedCard
         do {
-            if let standInPath {
-                let transcriptCard = try TranscriptStandIn(fileAt: standInPath)
-                transcriptCard.onMismatch = { Console.error("\($0)") }
-                standIn = transcriptCard
-                readerCard = transcriptCard
-                cardName = "stand-in for \(standInPath)"
-            } else {
-                var imageReference = "blank"
-                if let recordPath {
-                    // Snapshot the image before the card opens (and may change) it.
-                    imageReference = try TranscriptRecorder.imageReference(forImageAt: options.value("--card"),
-                                                                           recordingTo: recordPath)
-                }
-                let frontOptions = CardFront.Options(busyFirst: options.flag("--busy-first"))
-                let card: VirtualCard
-                if let path = options.value("--card") {
-                    card = try VirtualCard(imageAt: path, profile: profile, frontOptions: frontOptions, entropy: entropy)
-                } else {
-                    card = try VirtualCard(profile: profile ?? .default, frontOptions: frontOptions, entropy: entropy)
-                }
-                cardName = "\(card.profile.name) card" + (options.value("--card").map { " from \($0)" } ?? " (in memory)")
-                card.timing = timing
-                card.control.onFaultInjected = { Console.error("! \($0)") }
-                emulatedCard = card
-                if let recordPath {
-                    let profileReference = options.value("--profile").map { name in
-                        CardProfile.builtInNames.contains(name) ? name : Transcript.relativePath(of: name, fromFolderOf: recordPath)
-                    }
-                    let transcriptRecorder = try TranscriptRecorder(
-                        card: card, profile: profileReference, image: imageReference,
-                        source: "arculus-card serve via vpcd (\(endpoint))", recordingTo: recordPath)
-                    recorder = transcriptRecorder
-                    readerCard = transcriptRecorder
-                    cardName += ", recording to \(recordPath)"
-                } else {
-                    readerCard = card
-                }
-            }
+            card = try ServedCard(options)
         } catch {
             Console.error("arculus-card serve: cannot open the card: \(error)")
             return ExitStatus.failure
         }
-
-        let pidFile = options.value("--pid-file")
-        if let pidFile {
-            guard writePIDFile(pidFile) else {
-                Console.error("arculus-card serve: cannot write the pid file \(pidFile): \(String(cString: strerror(errno)))")
-                return ExitStatus.failure
-            }
+        if let pidFile = options.pidFile, !writePIDFile(pidFile) {
+            Console.error("arculus-card serve: cannot write the pid file \(pidFile): \(String(cString: strerror(errno)))")
+            return ExitStatus.failure
         }
         defer {
-            if let pidFile { unlink(pidFile) }
+            if let pidFile = options.pidFile { unlink(pidFile) }
         }
+        return serve(card, options)
+    }
 
-        let bridge = VPCDBridge(card: readerCard, endpoint: endpoint,
-                                trace: traceHook(endpoint: endpoint, verbose: options.flag("--verbose")))
-        Console.error("arculus-card serve: \(cardName) for vpcd at \(endpoint)")
-        emulatedCard?.control.onLeaveField = { away in bridge.removeAndTap(after: away) }
-        var controlChannel: ControlChannel?
-        if !options.flag("--no-control") {
-            let path = options.value("--control") ?? ControlChannel.defaultPath(for: endpoint)
-            let handler = ControlChannelHandler(card: emulatedCard, bridge: bridge)
-            if options.flag("--verbose") { handler.trace = { Console.error($0) } }
-            do {
-                controlChannel = try ControlChannel(path: path, handler: handler) { bridge.perform($0) }
-            } catch {
-                guard options.value("--control") == nil else {
-                    Console.error("arculus-card serve: \(error)")
-                    return ExitStatus.failure
-                }
-                Console.error("arculus-card serve: no control channel: \(error)")
-            }
-        }
-        if let controlChannel {
-            controlChannel.start()
-            Console.output("control channel at \(controlChannel.path)")
+    /// Serves `card` on the reader until SIGINT/SIGTERM; its control channel runs alongside.
+    private static func serve(_ card: ServedCard, _ options: ServeOptions) -> Int32 {
+        let bridge = VPCDBridge(card: card.readerCard, endpoint: options.endpoint,
+                                trace: ServeTrace.hook(endpoint: options.endpoint, verbose: options.verbose))
+        Console.error("arculus-card serve: \(card.name) for vpcd at \(options.endpoint)")
+        card.emulated?.control.onLeaveField = { away in bridge.removeAndTap(after: away) }
+        let controlChannel: ControlChannel?
+        do {
+            controlChannel = try startControlChannel(card, bridge: bridge, options)
+        } catch {
+            Console.error("arculus-card serve: \(error)")
+            return ExitStatus.failure
         }
         defer { controlChannel?.stop() }
 
         // Signals are relayed to a thread, never handled in the signal handler: the relay only
         // asks the bridge to stop or re-tap, which the bridge does between two APDUs.
-        let delay = tapDelay
+        let delay = options.tapDelay
         let relay = SignalRelay(signals: [SIGINT, SIGTERM, SIGUSR1]) { number in
             if number == SIGUSR1 {
                 bridge.removeAndTap(after: delay)
@@ -257,50 +139,36 @@ enum ServeCommand: Subcommand {
                 bridge.stop()
             }
         }
-
         bridge.run()
         withExtendedLifetime(relay) {}
-        if let standIn { Console.error(standIn.summary) }
-        if let error = recorder?.fileError { Console.error("arculus-card serve: recording stopped: \(error)") }
+        if let standIn = card.standIn { Console.error(standIn.summary) }
+        if let error = card.recorder?.fileError { Console.error("arculus-card serve: recording stopped: \(error)") }
         return ExitStatus.success
     }
 
-    /// The reader name pcscd gives vpcd's slot behind `endpoint` (Debian's configuration:
-    /// friendly name "Virtual PCD", first reader, slot = port - 35963).
-    static func readerName(for endpoint: VPCDEndpoint) -> String {
-        let slot = Int(endpoint.port) - Int(VPCDEndpoint.basePort)
-        guard slot >= 0 && slot < 256 else { return "the vpcd reader" }
-        let hex = String(slot, radix: 16, uppercase: true)
-        return "Virtual PCD 00 " + (hex.count < 2 ? "0" + hex : hex)
-    }
-
-    /// What the bridge's events print: state changes always, the APDU trace with --verbose.
-    private static func traceHook(endpoint: VPCDEndpoint, verbose: Bool) -> @Sendable (VPCDBridge.Event) -> Void {
-        let formatter = Mutex(APDUTraceFormatter())
-        let reader = readerName(for: endpoint)
-        return { event in
-            switch event {
-            case .waitingForDriver(let endpoint, let reason):
-                Console.error("waiting for the vpcd driver at \(endpoint) (\(reason)); is pcscd running with vsmartcard-vpcd? retrying")
-            case .connected(let endpoint):
-                Console.output("card present on \(reader) (\(endpoint))")
-            case .disconnected(let reason):
-                formatter.withLock { $0.reset() }
-                if reason != .stopped { Console.error("card off the reader: \(reason)") }
-            case .powerOn, .powerOff, .reset:
-                formatter.withLock { $0.reset() }
-                if verbose { Console.error("- \(event)") }
-            case .atr:
-                break  // polled every ~0.4 s: too frequent to trace
-            case .exchange(let command, let response, let elapsed):
-                if verbose {
-                    let lines = formatter.withLock { $0.lines(command: command, response: response, elapsed: elapsed) }
-                    Console.error(lines.joined(separator: "\n"))
-                }
-            case .stopped:
-                Console.error("arculus-card serve: stopped")
-            }
+    /// The control channel, started; nil with --no-control, or when the default socket cannot
+    /// be made (a warning). An explicit --control that cannot be made is an error.
+    private static func startControlChannel(_ card: ServedCard, bridge: VPCDBridge,
+                                            _ options: ServeOptions) throws -> ControlChannel? {
+        let path: String
+        switch options.control {
+        case .none: return nil
+        case .defaultPath: path = ControlChannel.defaultPath(for: options.endpoint)
+        case .path(let explicit): path = explicit
         }
+        let handler = ControlChannelHandler(card: card.emulated, bridge: bridge)
+        if options.verbose { handler.trace = { Console.error($0) } }
+        let channel: ControlChannel
+        do {
+            channel = try ControlChannel(path: path, handler: handler) { bridge.perform($0) }
+        } catch {
+            guard case .defaultPath = options.control else { throw error }
+            Console.error("arculus-card serve: no control channel: \(error)")
+            return nil
+        }
+        channel.start()
+        Console.output("control channel at \(channel.path)")
+        return channel
     }
 
     /// Writes our pid to `path` through a temporary file and a rename, so a reader never

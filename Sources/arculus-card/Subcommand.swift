@@ -6,8 +6,9 @@ protocol Subcommand: Sendable {
     static var summary: String { get }
     /// The whole `--help` text.
     static var help: String { get }
-    /// Runs with the arguments after the subcommand's name; returns the exit status.
-    /// `--help` has been handled already. Throw ``UsageError`` for a bad command line.
+    /// Runs with the arguments after the subcommand's name; returns the exit status. Throw
+    /// ``UsageError`` for a bad command line, ``HelpRequest`` (``CommandLineOptions`` does) when
+    /// `-h`/`--help` stands where an option may.
     static func run(_ arguments: [String]) throws -> Int32
 }
 
@@ -19,6 +20,9 @@ struct UsageError: Error, CustomStringConvertible {
         self.description = description
     }
 }
+
+/// `-h` or `--help` where an option may stand: the dispatcher prints the subcommand's help.
+struct HelpRequest: Error {}
 
 /// Exit statuses (sysexits.h).
 enum ExitStatus {

@@ -57,12 +57,14 @@ enum Subcommands {
         }
         guard let command = find(first) else { return unknown(first) }
         let rest = Array(arguments.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
+        do {
+            // The first word may be a subcommand's action (`pcsc send`), so help right after the
+            // subcommand's name is seen here; anywhere else the subcommand's options parser sees it.
+            if let word = rest.first, word == "-h" || word == "--help" { throw HelpRequest() }
+            return try command.run(rest)
+        } catch is HelpRequest {
             Console.output(command.help)
             return ExitStatus.success
-        }
-        do {
-            return try command.run(rest)
         } catch let error as UsageError {
             Console.error("arculus-card \(command.name): \(error)")
             Console.error("Run 'arculus-card \(command.name) --help' for its options.")

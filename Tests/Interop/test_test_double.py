@@ -7,6 +7,7 @@ to it with `arculus-card ctl`, or straight over the socket (one JSON object per 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -172,6 +173,54 @@ def test_state_control_of_a_running_card(serve_double):
         with pytest.raises(CtapError) as error:
             ctap.get_assertion("example.org", CLIENT_DATA_HASH)
         assert error.value.code == CtapError.ERR.NO_CREDENTIALS
+    finally:
+        device.close()
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def webdriver_credential(key, rp_id: str, user: bytes, sign_count: int, **extra) -> dict:
+    """A credential as WebDriver's virtual authenticator (and a browser test's fixture) has it."""
+    der = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    return {"isResidentCredential": True, "rpId": rp_id, "privateKey": b64url(der), "userHandle": b64url(user),
+            "signCount": sign_count, **extra}
+
+
+def test_webdriver_credential_fixtures_carry_over(serve_double, tmp_path):
+    """Credentials in WebDriver's shape load with `image create --credential @FILE` and `ctl
+    credentials add`, print back in that shape, and python-fido2 asserts with them: the printed
+    key is the fixture's, and signCount raised the card's one counter."""
+    alice_key = ec.generate_private_key(ec.SECP256R1())
+    fixture = tmp_path / "credentials.json"
+    fixture.write_text(json.dumps([webdriver_credential(alice_key, "example.com", b"alice", 41)]))
+    served = serve_double(image_args=["--credential", f"@{fixture}"])
+    alice = served.created["credentials"][0]
+    assert alice["privateKey"] == json.loads(fixture.read_text())[0]["privateKey"]
+    assert alice["isResidentCredential"] is True and alice["userHandle"] == b64url(b"alice")
+    assert alice["signCount"] == 41 and served.created["counter"] == 41
+
+    carol_key = ec.generate_private_key(ec.SECP256R1())
+    carol = served.ctl("credentials", "add", "--credential",
+                       json.dumps(webdriver_credential(carol_key, "example.org", b"carol", 100)))["credential"]
+    assert carol["signCount"] == 100
+    listed = served.ctl("credentials", "list")["credentials"]
+    assert [c["credentialId"] for c in listed] == [alice["credentialId"], carol["credentialId"]]
+    assert {c["signCount"] for c in listed} == {100}
+
+    refused = served.ctl("credentials", "add", "--credential",
+                         json.dumps(webdriver_credential(carol_key, "example.org", b"carol", 0,
+                                                         credentialId=b64url(bytes(16)))), expect_ok=False)
+    assert refused["error"].startswith("credential: credentialId ")
+
+    ctap, device = ctap2(served)
+    try:
+        found = ctap.get_assertion("example.com", CLIENT_DATA_HASH)
+        assert b64url(found.credential["id"]) == alice["credentialId"]
+        assert found.auth_data.counter == 101
+        alice_key.public_key().verify(found.signature, bytes(found.auth_data) + CLIENT_DATA_HASH, ec.ECDSA(hashes.SHA256()))
     finally:
         device.close()
 

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import VirtualReader
 import FIDOWire
+import JSONSupport
 
 @Suite("Control channel: requests and the Unix socket")
 struct ControlChannelTests {
@@ -13,9 +14,9 @@ struct ControlChannelTests {
         return (ControlChannelHandler(card: card, bridge: nil), card)
     }
 
-    static func ok(_ answer: ControlChannelJSON, sourceLocation: SourceLocation = #_sourceLocation) throws -> ControlChannelJSON {
+    static func ok(_ answer: JSONValue, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
         guard answer["ok"] == true else {
-            throw TestFailure("expected ok, got \(answer.jsonText)")
+            throw TestFailure("expected ok, got \(answer.text)")
         }
         return answer
     }
@@ -94,7 +95,7 @@ struct ControlChannelTests {
         #expect(card.control.faults.isEmpty)
     }
 
-    static let badRequestTable: [(ControlChannelJSON, String)] = [
+    static let badRequestTable: [(JSONValue, String)] = [
         (["op": "dance"], "bad request: unknown op 'dance'"),
         (["op": "pin", "sett": "1234"], "bad request: pin has no member sett (it takes retries, set)"),
         (["op": "pin", "retries": "3"], "bad request: pin: retries must be a whole number"),
@@ -119,7 +120,7 @@ struct ControlChannelTests {
     ]
 
     @Test("bad requests are answered with an error naming what is wrong", arguments: badRequestTable)
-    func badRequests(request: ControlChannelJSON, error: String) throws {
+    func badRequests(request: JSONValue, error: String) throws {
         let (handler, card) = try Self.handler()
         let answer = handler.handle(request)
         #expect(answer["ok"] == false)
@@ -132,18 +133,18 @@ struct ControlChannelTests {
     @Test("a request's tag is echoed; a line that is not JSON is an error answer")
     func lines() throws {
         let (handler, _) = try Self.handler()
-        let answer = try ControlChannelJSON(parsing: handler.respond(to: #"{"op":"counter","tag":"step-3"}"#))
+        let answer = try JSONValue(parsing: handler.respond(to: #"{"op":"counter","tag":"step-3"}"#))
         #expect(answer == ["ok": true, "counter": 0, "tag": "step-3"])
-        let broken = try ControlChannelJSON(parsing: handler.respond(to: "{op: counter"))
+        let broken = try JSONValue(parsing: handler.respond(to: "{op: counter"))
         #expect(broken["ok"] == false)
         #expect(broken["error"]?.stringValue?.hasPrefix("bad request: not JSON") == true)
     }
 
     @Test("JSON: whole numbers are written without a fraction, keys sorted, strings escaped")
     func json() throws {
-        let value: ControlChannelJSON = ["b": 1, "a": [.number(0.5), true, nil, "x\"y\n"]]
-        #expect(value.jsonText == #"{"a":[0.5,true,null,"x\"y\n"],"b":1}"#)
-        #expect(try ControlChannelJSON(parsing: value.jsonText) == value)
+        let value: JSONValue = ["b": 1, "a": [.number(0.5), true, nil, "x\"y\n"]]
+        #expect(value.text == #"{"a":[0.5,true,null,"x\"y\n"],"b":1}"#)
+        #expect(try JSONValue(parsing: value.text) == value)
     }
 
     // MARK: - The socket

@@ -1,0 +1,102 @@
+import ArculusCard
+import FIDOWire
+import JSONSupport
+
+/// The control protocol's answer codec: a ``ControlResponse`` written as the members of an `ok`
+/// answer, and a failure as `{"ok": false, "error": …}`. Clients read answers as JSON (a fault or
+/// its log entry exists only on the card), so this direction is the one there is.
+extension ControlResponse {
+    /// The answer object: `ok` true, these members, and the request's `tag` if it had one.
+    public func answer(tag: JSONValue? = nil) -> JSONValue {
+        var members = members
+        members["ok"] = true
+        if let tag { members["tag"] = tag }
+        return .object(members)
+    }
+
+    /// The members the response adds to an `ok` answer.
+    public var members: [String: JSONValue] {
+        switch self {
+        case .status(let status):
+            var members: [String: JSONValue] = [
+                "profile": .string(status.profile), "inField": .bool(status.inField), "timing": .string(status.timing),
+                "faults": .int(status.faults), "credentials": .int(status.credentials), "counter": .int(status.counter),
+                "pin": status.pin.json,
+            ]
+            if let onReader = status.onReader { members["onReader"] = .bool(onReader) }
+            return members
+        case .tapped(let delay): return ["delay": .number(delay)]
+        case .done: return [:]
+        case .fault(let fault): return ["fault": Self.json(fault)]
+        case .faults(let faults, let log): return ["faults": .array(faults.map(Self.json)), "log": .array(log.map(Self.json))]
+        case .faultsCleared(let removed): return ["removed": .int(removed)]
+        case .credentials(let credentials): return ["credentials": .array(credentials.map(\.json))]
+        case .credential(let credential): return ["credential": credential.json]
+        case .pin(let pin): return ["pin": pin.json]
+        case .counter(let counter): return ["counter": .int(counter)]
+        case .timing(let timing): return ["timing": Self.json(timing)]
+        }
+    }
+
+    private static func json(_ injected: InjectedFault) -> JSONValue {
+        var object = ControlRequest.parameters(of: injected.fault.effect)
+        object["id"] = .int(injected.id)
+        object["command"] = .string(injected.fault.scope.name)
+        object["effect"] = .string(injected.fault.effect.name)
+        object["once"] = .bool(injected.fault.once)
+        object["hits"] = .int(injected.hits)
+        object["description"] = .string(injected.fault.description)
+        return .object(object)
+    }
+
+    private static func json(_ entry: FaultLogEntry) -> JSONValue {
+        ["fault": .int(entry.faultID), "command": .string(entry.command.name), "effect": .string(entry.effect.name),
+         "detail": .string(entry.detail), "description": .string(entry.description)]
+    }
+
+    private static func json(_ timing: TimingProfile) -> JSONValue {
+        func milliseconds(_ duration: Duration) -> JSONValue { .number(ControlRequest.seconds(duration) * 1000) }
+        return ["name": .string(timing.name), "apduMs": milliseconds(timing.apdu), "signatureMs": milliseconds(timing.signature),
+                "keyGenerationMs": milliseconds(timing.keyGeneration), "pinOperationMs": milliseconds(timing.pinOperation),
+                "storageAccessMs": milliseconds(timing.storageAccess), "eraseMs": milliseconds(timing.erase)]
+    }
+}
+
+extension ControlResponse.PINStatus {
+    /// `isSet`, `retries`, `length`, `minLength`, `blocked`, `blockedUntilPowerCycle`.
+    public var json: JSONValue {
+        ["isSet": .bool(isSet), "retries": .int(retries), "length": .int(length), "minLength": .int(minLength),
+         "blocked": .bool(blocked), "blockedUntilPowerCycle": .bool(blockedUntilPowerCycle)]
+    }
+}
+
+extension CredentialListing {
+    /// The credential under the protocol's names (`id`, `idHex`, `rpId`, `rpName`, `userId`,
+    /// `userIdHex`, `userName`, `userDisplayName`, `discoverable`, `publicKeyPEM`, `publicKeyHex`
+    /// (X9.62), `credProtect`, `hmacSecret`) and WebDriver's (`credentialId`, `isResidentCredential`,
+    /// `userHandle`, `privateKey`: base64url PKCS#8 DER or null when unknown, `signCount`).
+    public var json: JSONValue {
+        let id = ControlChannelBytes.base64URL(record.id)
+        let userId = ControlChannelBytes.base64URL(record.user.id)
+        let privateKeyDER = privateKey.flatMap { ControlChannelBytes.der(pem: $0.pemPKCS8) }
+        return [
+            "id": .string(id), "idHex": .string(record.id.hexString), "credentialId": .string(id),
+            "rpId": .string(record.rpId), "rpName": .optional(record.rpName),
+            "userId": .string(userId), "userIdHex": .string(record.user.id.hexString), "userHandle": .string(userId),
+            "userName": .optional(record.user.name), "userDisplayName": .optional(record.user.displayName),
+            "discoverable": .bool(record.discoverable), "isResidentCredential": .bool(record.discoverable),
+            "publicKeyPEM": .string(record.publicKeyPEM), "publicKeyHex": .string(record.publicKey.x962.hexString),
+            "privateKey": .optional(privateKeyDER.map(ControlChannelBytes.base64URL)),
+            "credProtect": .int(record.credProtect), "hmacSecret": .bool(record.hmacSecret), "signCount": .int(signCount),
+        ]
+    }
+}
+
+extension ControlChannelError {
+    /// The failure answer: `ok` false, the error's message, and the request's `tag` if it had one.
+    public func answer(tag: JSONValue? = nil) -> JSONValue {
+        var members: [String: JSONValue] = ["ok": false, "error": .string(description)]
+        if let tag { members["tag"] = tag }
+        return .object(members)
+    }
+}

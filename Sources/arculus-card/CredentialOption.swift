@@ -1,0 +1,127 @@
+import ArculusCard
+import ArculusSDK
+import CardCrypto
+import FIDOWire
+import Foundation
+import JSONSupport
+import VirtualReader
+
+/// `--credential SPEC` (for `image` and `ctl`): a credential to put on a card. SPEC is either
+/// `key=value` pairs (`rp=example.com,user=alice,discoverable=no,key=bob.pem`), or a JSON
+/// credential object in the control protocol's names or WebDriver's (`{"credentialId": …,
+/// "rpId": …, "privateKey": …}`), or `@FILE` holding one such object or an array of them (a
+/// browser test's credential fixture).
+enum CredentialOption {
+    /// The credentials every `--credential` of `options` describes, in order.
+    static func parameters(_ options: CommandLineOptions) throws(UsageError) -> [CredentialParameters] {
+        var credentials: [CredentialParameters] = []
+        for spec in options.values("--credential") { credentials += try parse(spec) }
+        return credentials
+    }
+
+    /// The credentials one SPEC describes.
+    static func parse(_ spec: String) throws(UsageError) -> [CredentialParameters] {
+        if spec.hasPrefix("@") {
+            let path = String(spec.dropFirst())
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw UsageError("--credential: cannot read \(path)")
+            }
+            return try json(text, from: path)
+        }
+        if spec.hasPrefix("{") { return try json(spec, from: nil) }
+        return [try pairs(spec)]
+    }
+
+    /// A credential ID given as hex or base64url. Text that is valid hex is taken as hex: a
+    /// base64url credential ID made only of hex digits is vanishingly unlikely.
+    static func id(_ text: String, option: String = "--id") throws(UsageError) -> [UInt8] {
+        if !text.isEmpty, let bytes = [UInt8](hex: text) { return bytes }
+        guard let bytes = Base64URL.decode(text), !bytes.isEmpty else {
+            throw UsageError("\(option) wants a credential ID in base64url or hex, not '\(text)'")
+        }
+        return bytes
+    }
+
+    // MARK: - JSON
+
+    private static func json(_ text: String, from path: String?) throws(UsageError) -> [CredentialParameters] {
+        let source = path.map { " in \($0)" } ?? ""
+        let value: JSONValue
+        do throws(JSONValue.ParseError) {
+            value = try JSONValue(parsing: text)
+        } catch {
+            throw UsageError("--credential: \(error)\(source)")
+        }
+        let objects = value.arrayValue ?? [value]
+        var credentials: [CredentialParameters] = []
+        for object in objects {
+            do throws(ControlChannelError) {
+                credentials.append(try CredentialParameters(json: object))
+            } catch {
+                throw UsageError("--credential: \(error.reason)\(source)")
+            }
+        }
+        return credentials
+    }
+
+    // MARK: - key=value pairs
+
+    private static let keys = "rp, user, user-hex, name, display, rp-name, discoverable, key, cred-protect, hmac-secret"
+
+    private static func pairs(_ spec: String) throws(UsageError) -> CredentialParameters {
+        // rp= is required; the seed is filled in pair by pair, then checked.
+        var seed = CredentialSeed(rpId: "")
+        var handleText: String?
+        for pair in spec.split(separator: ",", omittingEmptySubsequences: true) {
+            guard let equals = pair.firstIndex(of: "=") else {
+                throw UsageError("--credential: '\(pair)' is not key=value (in '\(spec)')")
+            }
+            let key = pair[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = String(pair[pair.index(after: equals)...])
+            switch key {
+            case "rp": seed.rpId = value
+            case "rp-name": seed.rpName = value
+            case "user":
+                handleText = value
+                seed.user.id = Array(value.utf8)
+            case "user-hex":
+                guard let bytes = [UInt8](hex: value) else { throw UsageError("--credential: user-hex is not hex: '\(value)'") }
+                seed.user.id = bytes
+            case "name": seed.user.name = value
+            case "display": seed.user.displayName = value
+            case "discoverable": seed.discoverable = try yesNo(key, value)
+            case "hmac-secret": seed.hmacSecret = try yesNo(key, value)
+            case "cred-protect":
+                guard let level = UInt8(value), (1...3).contains(level) else {
+                    throw UsageError("--credential: cred-protect wants 1, 2 or 3, not '\(value)'")
+                }
+                seed.credProtect = level
+            case "key": seed.privateKey = try privateKey(file: value)
+            default:
+                throw UsageError("--credential: unknown key '\(key)' (\(keys))")
+            }
+        }
+        guard !seed.rpId.isEmpty else { throw UsageError("--credential: rp=RPID is required (in '\(spec)')") }
+        if seed.user.name == nil { seed.user.name = handleText }
+        return CredentialParameters(seed)
+    }
+
+    /// `key=PEM-FILE`.
+    private static func privateKey(file path: String) throws(UsageError) -> P256PrivateKey {
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw UsageError("--credential: cannot read the key file '\(path)'")
+        }
+        guard let key = try? P256PrivateKey(pemPKCS8: pem) else {
+            throw UsageError("--credential: \(path) is not an unencrypted P-256 private key in PEM (PKCS#8 or SEC 1)")
+        }
+        return key
+    }
+
+    private static func yesNo(_ key: String, _ value: String) throws(UsageError) -> Bool {
+        switch value.lowercased() {
+        case "yes", "y", "true", "1": return true
+        case "no", "n", "false", "0": return false
+        default: throw UsageError("--credential: \(key) wants yes or no, not '\(value)'")
+        }
+    }
+}

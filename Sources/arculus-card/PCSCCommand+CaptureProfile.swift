@@ -1,0 +1,63 @@
+import ArculusCard
+import CBOR
+import CTAPClient
+import FIDOWire
+import Foundation
+import PCSC
+
+/// `pcsc capture-profile`: a card's public identity (ATR, SELECT answer, getInfo), read with
+/// the host-side CTAP2 client, written as a profile the emulator can serve.
+extension PCSCCommand {
+    static func captureProfile(_ arguments: [String]) throws -> Int32 {
+        let options = try CommandLineOptions(arguments, valued: readerOptions.union(["--output", "--base"]), flags: [])
+        guard options.positionals.isEmpty else { throw UsageError("unexpected argument '\(options.positionals[0])'") }
+        guard let output = options.value("--output") else { throw UsageError("capture-profile needs --output FILE") }
+        let base = try options.profile("--base") ?? .default
+
+        let (reader, card) = try connect(options)
+        try card.beginTransaction()
+        defer { try? card.endTransaction() }
+        let atr = try card.atr
+        let (selectAnswer, info, reported) = try identity(of: card, in: reader)
+
+        var capture = ProfileCapture(base: base)
+        try capture.apply(info, reported: reported)
+        capture.profile.selectResponse = selectAnswer
+        capture.profile.atr = Hex.string(atr)
+        capture.profile.name = "captured-" + capture.profile.aaguid.prefix(8)
+        capture.profile.description = "Captured from \(reader)"
+        do {
+            try capture.profile.validate()
+        } catch {
+            throw PCSCCommandError("the card's answers do not make a profile the emulator can serve: \(error)")
+        }
+        try capture.profile.jsonData().write(to: URL(fileURLWithPath: output), options: .atomic)
+        _ = try CardProfile.load(path: output)
+        if !capture.fromBase.isEmpty {
+            Console.error("not reported by the card, taken from \(base.name): \(capture.fromBase.joined(separator: ", "))")
+        }
+        Console.output("wrote profile \(capture.profile.name) (\(capture.profile.versions.joined(separator: ", ")), AAGUID \(capture.profile.aaguid)) to \(output)")
+        return ExitStatus.success
+    }
+
+    /// SELECT's answer and getInfo, typed and as the card sent it: ``AuthenticatorInfo`` keeps
+    /// neither which members were absent nor `algorithms` (0x0A), which a profile needs.
+    private static func identity(of card: PCSCCard, in reader: String) throws -> (String, AuthenticatorInfo, CBORMap) {
+        do throws(CTAPClientError) {
+            let client = try CTAPClient(transport: PCSCCardTransport(card: card))
+            let reported = try client.send(.getInfo)
+            return (client.selectAnswer, try AuthenticatorInfo(reported), reported)
+        } catch {
+            switch error {
+            case .appletNotFound(let word):
+                throw PCSCCommandError("the card in \(reader) refused SELECT of the FIDO applet (SW \(Hex.word(word))): not a FIDO card?")
+            case .ctap2NotSupported:
+                throw PCSCCommandError("the card in \(reader) speaks U2F only (SELECT answered U2F_V2): a U2F-only card has no CTAP2 profile")
+            case .ctap(let refusal):
+                throw PCSCCommandError("authenticatorGetInfo failed: \(refusal)")
+            default:
+                throw PCSCCommandError("cannot read the card's authenticatorGetInfo: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import ArculusCard
+import CBOR
+import CTAPClient
+import FIDOWire
+
+/// authenticatorGetInfo (CTAP 2.1 §6.4) onto a ``CardProfile``: what the card reports replaces
+/// the base profile's value; what it does not report is kept and listed in ``fromBase``.
+struct ProfileCapture {
+    var profile: CardProfile
+    /// The profile members the card did not report, in getInfo's order.
+    private(set) var fromBase: [String] = []
+
+    init(base: CardProfile) {
+        profile = base
+    }
+
+    /// Takes `info`; `reported` is the same getInfo as the card sent it, for what
+    /// ``AuthenticatorInfo`` does not keep (absent members, `algorithms`).
+    mutating func apply(_ info: AuthenticatorInfo, reported: CBORMap) throws {
+        func has(_ key: Int, _ name: String) -> Bool {
+            guard reported[int: key] != nil else {
+                fromBase.append(name)
+                return false
+            }
+            return true
+        }
+        profile.versions = info.versions
+        // An absent extensions member means none, absent options are false (CTAP 2.1 §6.4).
+        profile.extensions = try Self.all(info.extensions, reported, 0x02, "extensions")
+        profile.aaguid = info.aaguid.aaguidText
+        profile.credentialManagement = info.options["credMgmt"] ?? false
+        profile.pinUvAuthToken = info.options["pinUvAuthToken"] ?? false
+        profile.makeCredUvNotRqd = info.options["makeCredUvNotRqd"] ?? false
+        if has(0x05, "maxMsgSize") { profile.maxMsgSize = try Self.integer(info.maxMessageSize, 0x05, "maxMsgSize") }
+        if has(0x06, "pinUvAuthProtocols") {
+            profile.pinUvAuthProtocols = try Self.all(info.pinUVAuthProtocols, reported, 0x06, "pinUvAuthProtocols")
+        }
+        if has(0x07, "maxCredentialCountInList") {
+            profile.maxCredentialCountInList = try Self.integer(info.maxCredentialCountInList, 0x07, "maxCredentialCountInList")
+        }
+        if has(0x08, "maxCredentialIdLength") {
+            profile.maxCredentialIdLength = try Self.integer(info.maxCredentialIDLength, 0x08, "maxCredentialIdLength")
+        }
+        if has(0x09, "transports") { profile.transports = try Self.all(info.transports, reported, 0x09, "transports") }
+        if has(0x0A, "algorithms") { profile.algorithms = try Self.algorithms(reported[int: 0x0A]) }
+        if has(0x0D, "minPINLength") { profile.minPINLength = info.minPINLength }
+        if has(0x0E, "firmwareVersion") { profile.firmwareVersion = try Self.integer(info.firmwareVersion, 0x0E, "firmwareVersion") }
+        if let remaining = info.remainingDiscoverableCredentials {
+            profile.residentKeyCapacity = remaining
+        } else {
+            fromBase.append("residentKeyCapacity")
+        }
+    }
+
+    /// A member the card reported, which ``AuthenticatorInfo`` could read as an integer.
+    private static func integer(_ value: Int?, _ key: Int, _ name: String) throws -> Int {
+        guard let value else { throw PCSCCommandError("getInfo \(name) (0x\(String(key, radix: 16))) is not an integer") }
+        return value
+    }
+
+    /// A list member, refused when ``AuthenticatorInfo`` had to drop entries of the wrong type.
+    private static func all<Element>(_ values: [Element], _ reported: CBORMap, _ key: Int, _ name: String) throws -> [Element] {
+        guard values.count == reported[int: key]?.arrayValue?.count ?? 0 else {
+            throw PCSCCommandError("getInfo \(name) (0x\(String(key, radix: 16))) has entries of the wrong type")
+        }
+        return values
+    }
+
+    /// `algorithms` (0x0A): the `alg` of each entry.
+    private static func algorithms(_ value: CBORValue?) throws -> [Int] {
+        guard let list = value?.arrayValue else { throw PCSCCommandError("getInfo algorithms (0x0A) is not an array") }
+        return try list.map { entry in
+            guard let alg = entry.mapValue?[text: "alg"]?.intValue else {
+                throw PCSCCommandError("getInfo algorithms (0x0A) has an entry without an integer alg")
+            }
+            return alg
+        }
+    }
+}

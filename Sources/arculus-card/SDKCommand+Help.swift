@@ -1,0 +1,81 @@
+import ArculusCard
+
+/// The help of `arculus-card sdk`; its OPERATIONS section is written from ``SDKOperation/all``.
+extension SDKCommand {
+    static var help: String {
+        """
+        USAGE: arculus-card sdk <operation> (--card-image FILE [--profile NAME|FILE] | --reader NAME) [options]
+
+        Runs one operation of the Arculus FIDO SDK, as its sample apps call it, through a host-side
+        CTAP2 client (SELECT, NFCCTAP_MSG with chaining, PIN/UV auth protocol 2 or 1), and prints
+        the result as JSON on stdout. The card is either an in-process emulated card whose memory
+        is a card image file (the same file 'arculus-card serve --card FILE' uses), or whatever
+        card sits on a PC/SC reader (e.g. 'Virtual PCD 00 01' with 'arculus-card serve --slot 1',
+        or a real Arculus card on an NFC reader).
+
+        OPERATIONS (SDK name in brackets):
+        \(operationLines)
+
+        THE CARD (one of):
+          --card-image FILE         An in-process emulated card whose memory is FILE (created from
+                                    --profile if missing; locked while in use, so not while
+                                    'arculus-card serve' has it). Each operation is one tap.
+          --profile NAME|FILE       The model for a new image (\(SharedOptions.profileChoices), or a
+                                    profile JSON file). Default: \(CardProfile.default.name).
+          --remove-card-after N     Fault injection for --card-image: the card leaves the field
+                                    instead of answering APDU number N+1 (counted over the run).
+          --reader NAME             The card on this PC/SC reader (pcscd), e.g. 'Virtual PCD 00 01'.
+          --wait-for-card SECONDS   With --reader: wait up to SECONDS for a card. Default 0.
+
+        OTHER OPTIONS:
+          --server URL              The FIDO2 server: a host name (https) or http(s)://host:port.
+          --begin-endpoint PATH     Default fidoapi/certify/attestation/options (register-user),
+                                    fidoapi/certify/assertion/options (authenticate-user).
+          --complete-endpoint PATH  Default fidoapi/certify/attestation/result,
+                                    fidoapi/certify/assertion/result.
+          --backend URL             The backend following the sample servlet's JSON contract.
+          --backend-path PATH       Default /fido/register (register-via-backend),
+                                    /fido/authenticate (authenticate-via-backend).
+          --timeout SECONDS         HTTP timeout. Default 30.
+          -h, --help                Show this help.
+
+        OUTPUT AND EXIT STATUS:
+          0   the result as JSON on stdout.
+          1   an SDK error: {"error": {"code": 608, "name": "Get PIN Token Failed", "message": ...,
+              "ctapStatus": "CTAP2_ERR_PIN_INVALID", "pinRetries": 7}} on stdout, the message on
+              stderr. Codes are the vendor SDK's: 600 Tag Lost, 601 Unknown, 602 No Credentials,
+              603 User Not Found, 604 Signature Failed, 605 Device Reset Failed, 606 Keystore
+              Full, 607 Transmit Failed, 608 Get PIN Token Failed, 609 PIN Verification Failed.
+          64  a bad command line.
+
+        EXAMPLES:
+          arculus-card sdk set-pin --card-image card.img --pin 123456
+          arculus-card sdk register-card-only --card-image card.img --pin 123456 \\
+              --username alice@example.com --display-name Alice --rp-id example.com \\
+              --challenge q83vEjRWeJCrze8SNFZ4kA --origin https://example.com
+          arculus-card sdk register-user --reader 'Virtual PCD 00 01' --server http://127.0.0.1:8080 \\
+              --pin 123456 --username alice --rp-id example.com
+        """
+    }
+
+    /// One entry per operation: name, options (wrapped), its note at the right, its help lines.
+    private static var operationLines: String {
+        var lines: [String] = []
+        for operation in SDKOperation.all {
+            var usage: [String] = []
+            for option in operation.options.map(\.usage) {
+                if let last = usage.last, last.count + 1 + option.count <= 48 {
+                    usage[usage.count - 1] = last + " " + option
+                } else {
+                    usage.append(option)
+                }
+            }
+            let body = usage + operation.about
+            let first = body.first ?? ""
+            let head = "  " + operation.name.padding(26) + (operation.label.map { first.padding(49) + $0 } ?? first)
+            lines.append(head)
+            lines += body.dropFirst().map { String(repeating: " ", count: 28) + $0 }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

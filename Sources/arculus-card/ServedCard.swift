@@ -1,0 +1,48 @@
+import ArculusCard
+import Transcript
+import VirtualReader
+
+/// What `serve` puts on the reader: the emulated card (perhaps behind a transcript recorder), or
+/// a transcript standing in for one.
+struct ServedCard {
+    /// What the bridge talks to.
+    let readerCard: any ReaderCard
+    /// The emulated card, for the control channel; nil for a stand-in.
+    let emulated: VirtualCard?
+    let standIn: TranscriptStandIn?
+    let recorder: TranscriptRecorder?
+    /// How `serve` names it on stderr.
+    let name: String
+
+    /// Opens the card the options describe.
+    init(_ options: ServeOptions) throws {
+        if let path = options.standIn {
+            let transcriptCard = try TranscriptStandIn(fileAt: path)
+            transcriptCard.onMismatch = { Console.error("\($0)") }
+            (readerCard, emulated, standIn, recorder) = (transcriptCard, nil, transcriptCard, nil)
+            name = "stand-in for \(path)"
+            return
+        }
+        var imageReference = "blank"
+        if let recordPath = options.record {
+            // Snapshot the image before the card opens (and may change) it.
+            imageReference = try TranscriptRecorder.imageReference(forImageAt: options.card.imagePath, recordingTo: recordPath)
+        }
+        let card = try options.card.open(frontOptions: CardFront.Options(busyFirst: options.busyFirst))
+        card.timing = options.timing
+        card.control.onFaultInjected = { Console.error("! \($0)") }
+        var name = "\(card.profile.name) card" + (options.card.imagePath.map { " from \($0)" } ?? " (in memory)")
+        guard let recordPath = options.record else {
+            (readerCard, emulated, standIn, recorder, self.name) = (card, card, nil, nil, name)
+            return
+        }
+        let profileReference = options.card.profileArgument.map { argument in
+            CardProfile.builtInNames.contains(argument) ? argument : Transcript.relativePath(of: argument, fromFolderOf: recordPath)
+        }
+        let transcriptRecorder = try TranscriptRecorder(
+            card: card, profile: profileReference, image: imageReference,
+            source: "arculus-card serve via vpcd (\(options.endpoint))", recordingTo: recordPath)
+        name += ", recording to \(recordPath)"
+        (readerCard, emulated, standIn, recorder, self.name) = (transcriptRecorder, card, nil, transcriptRecorder, name)
+    }
+}
