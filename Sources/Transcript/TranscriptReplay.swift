@@ -80,9 +80,11 @@ public final class TranscriptReplay {
         return result
     }
 
-    /// Runs the replay. Throws only when the card cannot be made; a difference is the
-    /// result's ``ReplayResult/mismatch``.
+    /// Runs the replay. Throws when it cannot start: a ``TranscriptError`` when the transcript
+    /// cannot be used (no exchange, a response cut short, see ``Transcript/validate()``), or
+    /// the error making the card threw. A difference is the result's ``ReplayResult/mismatch``.
     public func run() throws -> ReplayResult {
+        try transcript.validate()
         let card = try makeCard()
         let messages = TranscriptMessages.messages(of: transcript)
         var verifier = StructuralVerifier()
