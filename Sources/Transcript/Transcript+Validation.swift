@@ -21,7 +21,8 @@ extension Transcript {
     /// - every recorded response whole: it ends in a status word (ISO 7816-4 §5.6: SW1 `61`–`6F`
     ///   or `90`–`9F`), and a CTAP2 response's CBOR does not end inside a data item. A response
     ///   cut short (a file cut in the middle of its last line) would otherwise be compared by
-    ///   its last two bytes as if they were the status word.
+    ///   its last two bytes as if they were the status word;
+    /// - session markers (`# session N recorded …`, see ``sessions``) numbered 2, 3, … in order.
     ///
     /// - Throws: ``TranscriptError`` with the line (none for "no exchanges").
     public func validate() throws(TranscriptError) {
@@ -56,6 +57,7 @@ extension Transcript {
                 continue  // Not CBOR in another way: a card's answer to compare, not a cut file.
             }
         }
+        try validateSessionMarkers()
     }
 
     /// Why `response` does not end in a status word, nil when it does.

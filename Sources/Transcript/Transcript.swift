@@ -12,7 +12,9 @@
 /// < 4649444F5F325F309000                 ← its response (data + SW1 SW2)
 /// ```
 /// Every `>` line is followed by exactly one `<` line. Events: `power-on`, `power-off`,
-/// `reset`, `removed` (the card left the field), `tapped` (it came back).
+/// `reset`, `removed` (the card left the field), `tapped` (it came back). A comment
+/// `# session N recorded …` starts the next recording session of a file several recordings
+/// were appended to (see ``sessions``).
 ///
 /// ``parse(_:validation:)`` reads any text of the form; a transcript to replay, check or stand
 /// in for also needs `@format`, an exchange and whole responses (``Validation/complete``,

@@ -11,7 +11,8 @@ import ISO7816
 ///
 /// The SELECT answer is the recorded one (else the profile's), the ATR the `@atr` header
 /// (else the profile's), the card front's switches the `@front` header. Events in the transcript
-/// are skipped: the host's side drives power.
+/// are skipped: the host's side drives power. A transcript of several recording sessions
+/// (``Transcript/sessions``) is one list of expected requests: the host reconnects between them.
 /// What the card front answers by itself in the recording (errors for malformed APDUs, a
 /// too-long message, U2F_VERSION) it answers by itself here too, so those are not expected.
 ///

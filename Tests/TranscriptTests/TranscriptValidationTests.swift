@@ -40,6 +40,9 @@ struct TranscriptValidationTests {
         ("the last piece of a GET RESPONSE chain carries the cut CBOR",
          "@format 1\n" + getPINRetries + "< 00A26104\n> 00C0000004\n< 03089000\n", 5,
          "authenticatorClientPIN (getPINRetries) response cut short: CBOR input ends inside a data item"),
+        ("a second session marker out of order",
+         "@format 1\n" + select + "# session 3 recorded 2026-01-01T00:00:00Z\n" + select, 4,
+         "session 3 where session 2 was expected"),
     ]
 
     @Test("load refuses what cannot be replayed, naming the file and the line", arguments: unusable.indices)
