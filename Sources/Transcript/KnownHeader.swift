@@ -28,7 +28,11 @@ public enum KnownHeader: String, CaseIterable, Sendable {
     /// Why `value` is not acceptable for this header, or nil when it is.
     func problem(with value: String) -> String? {
         switch self {
-        case .format, .source, .date:
+        case .format:
+            if Int(value) == Transcript.formatVersion { return nil }
+            return value.isEmpty ? "@format without a version (this build reads \(Transcript.formatVersion))"
+                : "@format \(value) is not a version this build reads (\(Transcript.formatVersion))"
+        case .source, .date:
             return nil
         case .profile:
             return value.isEmpty ? "@profile needs a profile name or a path" : nil

@@ -6,6 +6,9 @@ public struct ReplayResult: Sendable {
     public var exchangesReplayed: Int
     /// Logical messages (``TranscriptMessage``) replayed, events included.
     public var messagesReplayed: Int
+    /// Recording sessions (``Transcript/sessions``) replayed, each on a card of its own; the
+    /// last one may have stopped at the mismatch.
+    public var sessionsReplayed = 1
     /// The first failure, nil when everything matched.
     public var mismatch: ReplayMismatch?
     /// Things a structural replay could not check (e.g. an assertion by a credential whose
@@ -15,9 +18,11 @@ public struct ReplayResult: Sendable {
     /// Whether every exchange matched.
     public var passed: Bool { mismatch == nil }
 
-    /// One line: `N exchanges replayed, all matched (byte-exact)`, or the report.
+    /// One line: `N exchanges replayed, all matched (byte-exact)` (`… replayed in K sessions, …`
+    /// for several), or the report.
     public var summary: String {
         if let mismatch { return mismatch.description }
-        return "\(exchangesReplayed) exchanges replayed, all matched (\(mode.rawValue))"
+        let sessions = sessionsReplayed > 1 ? " in \(sessionsReplayed) sessions" : ""
+        return "\(exchangesReplayed) exchanges replayed\(sessions), all matched (\(mode.rawValue))"
     }
 }

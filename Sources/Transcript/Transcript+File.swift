@@ -1,9 +1,24 @@
 import Foundation
 
 extension Transcript {
-    /// Reads and parses the transcript file at `path`. Throws ``TranscriptFileError`` when it
-    /// cannot be read and ``TranscriptError`` (with the line) when it cannot be parsed.
-    public static func load(path: String) throws -> Transcript {
+    /// Reads and parses the transcript file at `path`.
+    ///
+    /// - Parameter validation: `.complete` (the default) for a transcript to replay, check or
+    ///   stand in with: it also needs `@format`, an exchange and whole responses (see
+    ///   ``Validation/complete``); `.syntax` for a recording that may not have an exchange yet.
+    /// - Throws: ``TranscriptFileError`` when the file cannot be read, ``TranscriptError``
+    ///   naming the file and the line when it cannot be parsed or used.
+    public static func load(path: String, validation: Validation = .complete) throws -> Transcript {
+        let text = try text(ofFileAt: path)
+        do {
+            return try parse(text, validation: validation)
+        } catch {
+            throw error.inFile(path)
+        }
+    }
+
+    /// The text of the file at `path`.
+    static func text(ofFileAt path: String) throws(TranscriptFileError) -> String {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -13,7 +28,7 @@ extension Transcript {
         guard let text = String(data: data, encoding: .utf8) else {
             throw TranscriptFileError(path: path, reason: "not UTF-8 text")
         }
-        return try parse(text)
+        return text
     }
 
     /// Writes ``text`` to `path` (replacing the file atomically).

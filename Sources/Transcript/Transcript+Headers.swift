@@ -26,7 +26,7 @@ extension Transcript {
     ///     to the transcript's folder, see ``relativePath(of:fromFolderOf:)``).
     ///   - seed: the card's seed when it is deterministic.
     ///   - image: `"blank"`, or a path to a snapshot of the card image as it was before the
-    ///     first command (see ``TranscriptRecorder/imageReference(forImageAt:recordingTo:)``).
+    ///     first command (see ``TranscriptRecorder/imageReference(forImageAt:recordingTo:fileMode:)``).
     ///   - atr: the card's ATR.
     ///   - front: the card front's switches; only non-default ones are written.
     ///   - source: who is talking to the card, e.g. `python-fido2 2.2.1 via pcscd + vpcd`.

@@ -3,12 +3,18 @@ import FIDOWire
 
 extension Transcript {
     /// Parses the text form. Strict: unknown line kinds, odd hex, a `<` without its `>`, a `>`
-    /// without its `<`, and headers after the first entry are errors naming the line.
-    public static func parse(_ text: String) throws(TranscriptError) -> Transcript {
+    /// without its `<`, headers after the first entry and an `@format` other than
+    /// ``formatVersion`` are errors naming the line.
+    ///
+    /// - Parameter validation: `.syntax` (the default) reads any text of the form, a fragment
+    ///   or a recording that has no exchange yet; `.complete` also wants what a replay, a check
+    ///   and a stand-in need (see ``Validation/complete``).
+    public static func parse(_ text: String, validation: Validation = .syntax) throws(TranscriptError) -> Transcript {
         var transcript = Transcript()
         var pendingCommand: (bytes: [UInt8], note: String?, line: Int)?
         var seenEntry = false
         var lineNumber = 0
+        let lineCount = text.reduce(1) { $1 == "\n" || $1 == "\r\n" ? $0 + 1 : $0 }
         // "\r\n" too: in a Swift String it is one Character, which "\n" never equals.
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
@@ -23,8 +29,7 @@ extension Transcript {
                 // Kept once an entry is complete: one between the first `>` and its `<` would be
                 // printed before every entry, where comments are not kept.
                 if !transcript.entries.isEmpty {
-                    transcript.entries.append(.comment(comment))
-                    transcript.sourceLines.append(lineNumber)
+                    transcript.append(.comment(comment), line: lineNumber)
                 }
                 continue
             }
@@ -40,9 +45,6 @@ extension Transcript {
                     throw TranscriptError(line: lineNumber, message: "header without a name")
                 }
                 transcript.headers.append(Header(String(name), parts.count > 1 ? String(parts[1]) : ""))
-                if name == "format", parts.count > 1, Int(parts[1]) != formatVersion {
-                    throw TranscriptError(line: lineNumber, message: "format \(parts[1]) is not supported (this build reads \(formatVersion))")
-                }
                 if let problem = KnownHeader(rawValue: String(name))?.problem(with: parts.count > 1 ? String(parts[1]) : "") {
                     throw TranscriptError(line: lineNumber, message: problem)
                 }
@@ -51,8 +53,7 @@ extension Transcript {
                     throw TranscriptError(line: lineNumber, message: "unknown event '\(body)' (known: \(CardEvent.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
                 seenEntry = true
-                transcript.entries.append(.event(event))
-                transcript.sourceLines.append(lineNumber)
+                transcript.append(.event(event), line: lineNumber)
             case ">":
                 guard let bytes = hexBytes(body), !bytes.isEmpty else {
                     throw TranscriptError(line: lineNumber, message: "command is not hex bytes")
@@ -64,10 +65,14 @@ extension Transcript {
                     throw TranscriptError(line: lineNumber, message: "response without a command")
                 }
                 guard let bytes = hexBytes(body), bytes.count >= 2 else {
-                    throw TranscriptError(line: lineNumber, message: "response is not hex bytes ending in SW1 SW2")
+                    // The last line, cut in the middle of a byte: the file was cut short.
+                    let cut = lineNumber == lineCount && hexBytes(body + "0") != nil
+                    throw TranscriptError(line: lineNumber, message: cut
+                        ? "response cut short: the file ends in the middle of a byte"
+                        : "response is not hex bytes ending in SW1 SW2")
                 }
-                transcript.entries.append(.exchange(command: command.bytes, response: bytes, note: command.note))
-                transcript.sourceLines.append(command.line)
+                transcript.append(.exchange(command: command.bytes, response: bytes, note: command.note),
+                                  line: command.line, responseLine: lineNumber)
                 pendingCommand = nil
             default:
                 throw TranscriptError(line: lineNumber, message: "unknown line kind '\(marker)' (expected #, @, !, > or <)")
@@ -76,7 +81,15 @@ extension Transcript {
         if let command = pendingCommand {
             throw TranscriptError(line: command.line, message: "command without a response")
         }
+        if validation == .complete { try transcript.validate(requiringFormatHeader: true) }
         return transcript
+    }
+
+    /// Adds a parsed entry with its source lines.
+    private mutating func append(_ entry: TranscriptEntry, line: Int, responseLine: Int? = nil) {
+        entries.append(entry)
+        sourceLines.append(line)
+        responseSourceLines.append(responseLine ?? line)
     }
 
     /// The text form: headers, then entries; hex in upper case without spaces.

@@ -12,7 +12,13 @@
 /// < 4649444F5F325F309000                 ← its response (data + SW1 SW2)
 /// ```
 /// Every `>` line is followed by exactly one `<` line. Events: `power-on`, `power-off`,
-/// `reset`, `removed` (the card left the field), `tapped` (it came back).
+/// `reset`, `removed` (the card left the field), `tapped` (it came back). A comment
+/// `# session N recorded …` starts the next recording session of a file several recordings
+/// were appended to (see ``sessions``).
+///
+/// ``parse(_:validation:)`` reads any text of the form; a transcript to replay, check or stand
+/// in for also needs `@format`, an exchange and whole responses (``Validation/complete``,
+/// what ``load(path:validation:)`` asks by default, and ``validate()``).
 ///
 /// Headers this build knows (see ``KnownHeader``; others are kept and ignored): `@format`,
 /// `@profile NAME|PATH`, `@seed HEX`, `@image blank|PATH`, `@atr HEX`, `@front busy-first
@@ -26,6 +32,9 @@ public struct Transcript: Equatable, Sendable {
     /// For a parsed transcript, the 1-based source line of each entry (an exchange's `>`
     /// line); empty for one built in memory. Not part of equality. Use ``line(ofEntry:)``.
     public internal(set) var sourceLines: [Int] = []
+    /// For a parsed transcript, the source line of each entry's `<` line (an exchange's
+    /// response; the entry's own line for the others). Use ``line(ofResponse:)``.
+    var responseSourceLines: [Int] = []
 
     /// The format version this build writes and reads.
     public static let formatVersion = 1
@@ -49,6 +58,16 @@ public struct Transcript: Equatable, Sendable {
             if case .exchange = entry { line += 2 } else { line += 1 }
         }
         return line
+    }
+
+    /// The line of an exchange's response (`<`): its source line when parsed (and the entries
+    /// were not changed since), otherwise the line it has in ``text``.
+    func line(ofResponse index: Int) -> Int {
+        if responseSourceLines.count == entries.count, responseSourceLines.indices.contains(index) {
+            return responseSourceLines[index]
+        }
+        guard entries.indices.contains(index), case .exchange = entries[index] else { return line(ofEntry: index) }
+        return line(ofEntry: index) + 1
     }
 
     /// One `@name value` line.
@@ -101,17 +120,4 @@ public enum CardEvent: String, Sendable, CaseIterable {
     case reset
     case removed
     case tapped
-}
-
-/// A transcript that cannot be read, with the line number (1-based).
-public struct TranscriptError: Error, Equatable, CustomStringConvertible {
-    public let line: Int
-    public let message: String
-
-    public init(line: Int, message: String) {
-        self.line = line
-        self.message = message
-    }
-
-    public var description: String { "transcript line \(line): \(message)" }
 }

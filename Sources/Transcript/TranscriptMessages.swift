@@ -19,13 +19,15 @@ import FIDOWire
 /// a transcript of a misbehaving host is still a transcript; decoding the CBOR of a message
 /// (``TranscriptMessage/requestCBOR()``) is where errors naming the line come from.
 public enum TranscriptMessages {
-    /// The logical messages of `transcript`, in order. Comments are skipped.
+    /// The logical messages of `transcript`, in order. Comments are skipped; a session marker
+    /// (see ``Transcript/sessions``) ends any open message, as an event does.
     public static func messages(of transcript: Transcript) -> [TranscriptMessage] {
         var builder = Builder(transcript: transcript)
         for (index, entry) in transcript.entries.enumerated() {
             switch entry {
-            case .comment:
-                continue
+            case .comment(let text):
+                // A new session's card has forgotten whatever the last one left open.
+                if Transcript.sessionNumber(ofComment: text) != nil { builder.closeAll() }
             case .event(let event):
                 builder.closeAll()
                 builder.output.append(TranscriptMessage(kind: .event(event), response: [], statusWord: nil, exchanges: [],

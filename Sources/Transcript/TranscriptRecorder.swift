@@ -54,17 +54,23 @@ public final class TranscriptRecorder: TranscriptCard {
     /// - Parameters:
     ///   - profile: what `@profile` says; default the card's profile name (pass the path
     ///     when the profile came from a file, see ``Transcript/relativePath(of:fromFolderOf:)``).
-    ///   - image: `"blank"` or the snapshot from ``imageReference(forImageAt:recordingTo:)``.
+    ///   - image: `"blank"` or the snapshot from ``imageReference(forImageAt:recordingTo:fileMode:)``.
     ///   - source: what talks to the card.
     ///   - path: when given, the transcript file written as the recording goes.
+    ///   - fileMode: whether the recording replaces what the file holds (the default) or is
+    ///     added to it as its next session (``TranscriptFileWriter/Mode/appendSession``);
+    ///     ``transcript`` is this recording alone either way.
     public convenience init(card: VirtualCard, profile: String? = nil, image: String = "blank",
                             source: String = "in-process (Swift)", date: Date = Date(),
-                            recordingTo path: String? = nil) throws(TranscriptFileError) {
+                            recordingTo path: String? = nil,
+                            fileMode: TranscriptFileWriter.Mode = .replace) throws(TranscriptFileError) {
         var seed: [UInt8]?
         if case .seeded(let bytes) = card.authenticator.entropy { seed = bytes }
         let headers = Transcript.recordingHeaders(profile: profile ?? card.profile.name, seed: seed, image: image,
                                                   atr: card.atr, front: card.front.configuration.options, source: source, date: date)
-        let file = try path.map { (path) throws(TranscriptFileError) in try TranscriptFileWriter(path: path, headers: headers) }
+        let file = try path.map { (path) throws(TranscriptFileError) in
+            try TranscriptFileWriter(path: path, headers: headers, mode: fileMode)
+        }
         self.init(card: card, atr: card.atr, headers: headers, file: file)
     }
 
@@ -168,8 +174,18 @@ public final class TranscriptRecorder: TranscriptCard {
     /// blank card (`"blank"`); an existing one is copied next to the transcript as
     /// `TRANSCRIPT.image` and its file name returned, so the replay starts from the card's
     /// memory as it was before the first command, however the session changed it.
-    public static func imageReference(forImageAt imagePath: String?, recordingTo transcriptPath: String) throws(TranscriptFileError) -> String {
+    ///
+    /// With `fileMode` ``TranscriptFileWriter/Mode/appendSession`` and a transcript in the
+    /// file already, an existing image is refused (before the snapshot of the file's first
+    /// session is overwritten): a session cannot be appended for a card that starts from one.
+    public static func imageReference(forImageAt imagePath: String?, recordingTo transcriptPath: String,
+                                      fileMode: TranscriptFileWriter.Mode = .replace) throws(TranscriptFileError) -> String {
         guard let imagePath, FileManager.default.fileExists(atPath: imagePath) else { return "blank" }
+        if fileMode == .appendSession, let existing = try TranscriptFileWriter.transcriptToAppendTo(at: transcriptPath),
+           let problem = Transcript.appendProblem(fileHeaders: existing.headers, sessionHeaders: [
+               .init(KnownHeader.image.rawValue, URL(fileURLWithPath: transcriptPath + ".image").lastPathComponent)]) {
+            throw TranscriptFileError(path: transcriptPath, reason: "cannot append a session to it: \(problem)")
+        }
         let snapshot = transcriptPath + ".image"
         do {
             if FileManager.default.fileExists(atPath: snapshot) { try FileManager.default.removeItem(atPath: snapshot) }

@@ -80,14 +80,30 @@ public final class TranscriptReplay {
         return result
     }
 
-    /// Runs the replay. Throws only when the card cannot be made; a difference is the
-    /// result's ``ReplayResult/mismatch``.
+    /// Runs the replay. Throws when it cannot start: a ``TranscriptError`` when the transcript
+    /// cannot be used (no exchange, a response cut short, see ``Transcript/validate()``), or
+    /// the error making the card threw. A difference is the result's ``ReplayResult/mismatch``.
+    ///
+    /// Each recording session (``Transcript/sessions``) is replayed on its own card, made
+    /// afresh as the recorded one was, with the checks a structural replay carries from one
+    /// message to the next (credential IDs, keys, signature counters) starting over.
     public func run() throws -> ReplayResult {
-        let card = try makeCard()
+        try transcript.validate()
+        let sessionStarts = transcript.sessions.map(\.lowerBound).dropFirst()
+        var card = try makeCard()
+        var session = 0
         let messages = TranscriptMessages.messages(of: transcript)
         var verifier = StructuralVerifier()
+        var notes: [String] = []
         var result = ReplayResult(mode: mode, exchangesReplayed: 0, messagesReplayed: 0, mismatch: nil, notes: [])
         for message in messages {
+            let messageSession = sessionStarts.filter { $0 <= message.entries.lowerBound }.count
+            if messageSession != session {
+                session = messageSession
+                card = try makeCard()
+                notes += verifier.notes
+                verifier = StructuralVerifier()
+            }
             if case .event(let event) = message.kind {
                 Self.apply(event, to: card)
                 result.messagesReplayed += 1
@@ -109,7 +125,8 @@ public final class TranscriptReplay {
             result.messagesReplayed += 1
             onMatch?(message)
         }
-        result.notes = verifier.notes
+        result.notes = notes + verifier.notes
+        result.sessionsReplayed = session + 1
         return result
     }
 

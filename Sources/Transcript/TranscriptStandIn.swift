@@ -11,7 +11,8 @@ import ISO7816
 ///
 /// The SELECT answer is the recorded one (else the profile's), the ATR the `@atr` header
 /// (else the profile's), the card front's switches the `@front` header. Events in the transcript
-/// are skipped: the host's side drives power.
+/// are skipped: the host's side drives power. A transcript of several recording sessions
+/// (``Transcript/sessions``) is one list of expected requests: the host reconnects between them.
 /// What the card front answers by itself in the recording (errors for malformed APDUs, a
 /// too-long message, U2F_VERSION) it answers by itself here too, so those are not expected.
 ///
@@ -44,7 +45,11 @@ public final class TranscriptStandIn: TranscriptCard {
     private let applet: StandInApplet
 
     /// A stand-in for `transcript`, whose file is in `baseDirectory` (for a profile path).
-    public init(transcript: Transcript, baseDirectory: String? = nil) {
+    ///
+    /// - Throws: ``TranscriptError`` when the transcript cannot stand in for a card: it has
+    ///   no exchange, or a response is cut short (``Transcript/validate()``).
+    public init(transcript: Transcript, baseDirectory: String? = nil) throws(TranscriptError) {
+        try transcript.validate()
         let profile = Self.profile(of: transcript, baseDirectory: baseDirectory)
         let messages = TranscriptMessages.messages(of: transcript)
         let selectAnswer = messages.first { message in
@@ -58,10 +63,11 @@ public final class TranscriptStandIn: TranscriptCard {
         atr = transcript.atr ?? (try? profile.atrBytes) ?? []
     }
 
-    /// A stand-in for the transcript file at `path`.
+    /// A stand-in for the transcript file at `path` (read with ``Transcript/load(path:validation:)``,
+    /// so its errors name the file).
     public convenience init(fileAt path: String) throws {
         let transcript = try Transcript.load(path: path)
-        self.init(transcript: transcript, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        try self.init(transcript: transcript, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 
     // MARK: - The card's interface

@@ -45,7 +45,7 @@ struct FixtureTranscriptTests {
     @Test("each fixture, as a stand-in, answers its own commands with the recorded bytes", arguments: Array(expected.keys).sorted())
     func standInAnswersAsRecorded(name: String) throws {
         let transcript = try Transcript.load(path: Self.path(name))
-        let standIn = TranscriptStandIn(transcript: transcript, baseDirectory: Repository.transcripts)
+        let standIn = try TranscriptStandIn(transcript: transcript, baseDirectory: Repository.transcripts)
         let result = try TranscriptReplay(transcript: transcript, mode: .exact) { standIn }.run()
         #expect(result.passed, "\(result.summary)")
         #expect(standIn.mismatches.isEmpty)

@@ -241,11 +241,52 @@ struct PCSCSpyImportTests {
         }
     }
 
-    @Test("every prefix of a real raw log either imports or is refused, never crashes")
+    /// The calls of the raw fixture log: the lines each spans, and the entries the transcript
+    /// gains once the call's result line is read.
+    static let rawCalls: [(function: String, lines: ClosedRange<Int>, adds: [TranscriptEntry])] = [
+        ("SCardEstablishContext", 1...4, []),
+        ("SCardListReaders", 5...12, []),
+        ("SCardFreeMemory", 13...16, []),
+        ("SCardReleaseContext", 17...19, []),
+        ("SCardEstablishContext", 20...23, []),
+        ("SCardConnect", 24...33, [.event(.powerOn)]),
+        ("SCardTransmit", 34...44, [.exchange(command: select, response: Array("FIDO_2_0".utf8) + [0x90, 0x00], note: nil)]),
+        ("SCardTransmit", 45...55, [.exchange(command: getInfo, response: getInfoResponse, note: nil)]),
+        ("SCardTransmit", 56...66, [.exchange(command: getInfo, response: getInfoResponse, note: nil)]),
+        ("SCardTransmit", 67...77, [.exchange(command: getInfo, response: getInfoResponse, note: nil)]),
+        ("SCardTransmit", 78...88, [.exchange(command: getPINRetries, response: bytes("00A2030804F49000"), note: nil)]),
+        ("SCardDisconnect", 89...92, [.event(.powerOff)]),
+        ("SCardReleaseContext", 93...95, []),
+    ]
+
+    /// What the first `count` lines of the raw fixture import to: nothing is a log; a cut
+    /// inside a call is refused at the call's first line; a cut after a call's result line is
+    /// the transcript of the calls so far, once a card was connected.
+    static func rawPrefixOutcome(_ count: Int) -> Result<Transcript, TranscriptError> {
+        guard count > 0 else {
+            return .failure(TranscriptError(line: 1, message: "no PC/SC calls found: not a pcsc-spy log (its text output or its raw FIFO log)"))
+        }
+        if let open = rawCalls.first(where: { $0.lines.contains(count) && count != $0.lines.upperBound }) {
+            return .failure(TranscriptError(line: open.lines.lowerBound,
+                                            message: "\(open.function) has no result line ('<|'): the log ends in the middle of the call"))
+        }
+        let done = rawCalls.filter { $0.lines.upperBound <= count }
+        guard done.contains(where: { $0.function == "SCardConnect" }) else {
+            return .failure(TranscriptError(line: count, message: "no card was connected: the log has no successful SCardConnect"))
+        }
+        return .success(Transcript(headers: [.init("source", "pcsc-spy"), .init("reader", "Virtual PCD 00 01")],
+                                   entries: done.flatMap(\.adds)))
+    }
+
+    @Test("every prefix of a real raw log: cut inside a call it is refused at that call, cut after one it imports what was said so far")
     func prefixes() throws {
         let lines = try Self.fixture("fido2-get-info-pin-retries.raw").split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 96, "95 lines and the empty string after the last line end")
+        #expect(Self.rawCalls.last?.lines.upperBound == 95)
         for count in 0...lines.count {
-            _ = try? Transcript.importPCSCSpy(lines.prefix(count).joined(separator: "\n"))
+            let prefix = lines.prefix(count).joined(separator: "\n")
+            let outcome = Result { () throws(TranscriptError) in try Transcript.importPCSCSpy(prefix) }
+            #expect(outcome == Self.rawPrefixOutcome(count), "the first \(count) line(s)")
         }
     }
 }

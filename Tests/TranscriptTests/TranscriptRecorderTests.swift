@@ -63,10 +63,11 @@ struct TranscriptRecorderTests {
         let path = folder.file("live.transcript")
         let card = try VirtualCard(entropy: .seeded(testSeed))
         let recorder = try TranscriptRecorder(card: card, recordingTo: path)
-        #expect(try Transcript.load(path: path).headers == recorder.transcript.headers)
+        // Before its first exchange the recording is read as text only: it cannot be replayed yet.
+        #expect(try Transcript.load(path: path, validation: .syntax).headers == recorder.transcript.headers)
         let host = TestHost(card: recorder)
         recorder.powerOn()
-        #expect(try Transcript.load(path: path) == recorder.transcript)
+        #expect(try Transcript.load(path: path, validation: .syntax) == recorder.transcript)
         _ = host.select()
         #expect(try Transcript.load(path: path) == recorder.transcript)
         _ = host.ctap(raw: [CTAPCommand.makeCredential.rawValue] + CBOREncoder.encode(.map(TranscriptMessagesTests.longMakeCredential())))

@@ -221,7 +221,7 @@ struct TranscriptReplayTests {
 
     @Test("an unknown profile in the headers is a setup error")
     func unknownProfile() throws {
-        let transcript = try Transcript.parse("@profile nope\n! power-on\n")
+        let transcript = try Transcript.parse("@profile nope\n! power-on\n> 00A4040000\n< 6A82\n")
         #expect(throws: ReplaySetupError("profile: unknown profile 'nope': use one of arculus-fido21, arculus-fido2 or a path to a profile JSON file")) {
             try TranscriptReplay(transcript: transcript).run()
         }
@@ -230,13 +230,13 @@ struct TranscriptReplayTests {
     @Test("a profile file or card image the headers name but that is missing is a setup error naming it")
     func missingFiles() throws {
         let folder = try TemporaryFolder()
-        let profile = try Transcript.parse("@profile missing.json\n! power-on\n")
+        let profile = try Transcript.parse("@profile missing.json\n! power-on\n> 00A4040000\n< 6A82\n")
         var profileReason = ""
         do { _ = try Data(contentsOf: URL(fileURLWithPath: folder.file("missing.json"))) } catch { profileReason = error.localizedDescription }
         #expect(throws: ReplaySetupError("profile: cannot read profile \(folder.file("missing.json")): \(profileReason)")) {
             try TranscriptReplay(transcript: profile, baseDirectory: folder.path).run()
         }
-        let image = try Transcript.parse("@image missing.image\n! power-on\n")
+        let image = try Transcript.parse("@image missing.image\n! power-on\n> 00A4040000\n< 6A82\n")
         var imageReason = ""
         do { try FileManager.default.copyItem(atPath: folder.file("missing.image"), toPath: folder.file("copy")) } catch { imageReason = error.localizedDescription }
         #expect(throws: ReplaySetupError("cannot copy the card image \(folder.file("missing.image")): \(imageReason)")) {

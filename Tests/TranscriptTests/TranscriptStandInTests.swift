@@ -24,7 +24,7 @@ struct TranscriptStandInTests {
     @Test("a host with other chunk sizes and GET RESPONSE class gets exactly what the card said")
     func otherFraming() throws {
         let recorded = try Sessions.webAuthnAndU2F(card: try VirtualCard(entropy: .seeded(testSeed)), style: .pythonFIDO2)
-        let standIn = TranscriptStandIn(transcript: recorded)
+        let standIn = try TranscriptStandIn(transcript: recorded)
         // The same requests in libfido2's framing (240-byte pieces, GET RESPONSE class 80, Le 00).
         let host = TestHost(card: standIn, style: .libfido2)
         for message in TranscriptMessages.messages(of: recorded) {
@@ -49,7 +49,7 @@ struct TranscriptStandInTests {
     @Test("host-random fields match by type and length: clientDataHash, pinUvAuthParam")
     func randomFieldsMatch() throws {
         let recorded = Self.request(.getAssertion, [1: "example.com", 2: .bytes([UInt8](repeating: 1, count: 32)), 6: .bytes([UInt8](repeating: 2, count: 32)), 7: 2])
-        let standIn = TranscriptStandIn(transcript: try Self.transcript([(recorded, Self.assertionResponse)]))
+        let standIn = try TranscriptStandIn(transcript: try Self.transcript([(recorded, Self.assertionResponse)]))
         let host = TestHost(card: standIn)
         _ = host.select()
         let other = Self.request(.getAssertion, [1: "example.com", 2: .bytes([UInt8](repeating: 9, count: 32)), 6: .bytes([UInt8](repeating: 8, count: 32)), 7: 2])
@@ -72,7 +72,7 @@ struct TranscriptStandInTests {
     ])
     func mismatch(request: CBORMap, expected: String) throws {
         let recorded = Self.request(.getAssertion, [1: "example.com", 2: .bytes([UInt8](repeating: 1, count: 32)), 7: 2])
-        let standIn = TranscriptStandIn(transcript: try Self.transcript([(recorded, Self.assertionResponse)]))
+        let standIn = try TranscriptStandIn(transcript: try Self.transcript([(recorded, Self.assertionResponse)]))
         var reported: [StandInMismatch] = []
         standIn.onMismatch = { reported.append($0) }
         let host = TestHost(card: standIn)
@@ -94,7 +94,7 @@ struct TranscriptStandInTests {
     @Test("another command than expected, and anything after the end, are mismatches")
     func wrongCommandAndExtra() throws {
         let info = [CTAPCommand.getInfo.rawValue]
-        let standIn = TranscriptStandIn(transcript: try Self.transcript([(info, [0x00, 0xA0])]))
+        let standIn = try TranscriptStandIn(transcript: try Self.transcript([(info, [0x00, 0xA0])]))
         let host = TestHost(card: standIn)
         _ = host.select()
         #expect(host.ctap(raw: [CTAPCommand.reset.rawValue]) == [0x7F])
@@ -114,7 +114,7 @@ struct TranscriptStandInTests {
         let recordedKey = try Self.coseKey(seed: [1])
         let recorded = Self.request(.clientPIN, [1: 2, 2: 3, 3: recordedKey, 4: .bytes([UInt8](repeating: 4, count: 32)),
                                                  5: .bytes([UInt8](repeating: 5, count: 80))])
-        let standIn = TranscriptStandIn(transcript: try Self.transcript([(recorded, [0x00]), (recorded, [0x00])]))
+        let standIn = try TranscriptStandIn(transcript: try Self.transcript([(recorded, [0x00]), (recorded, [0x00])]))
         let host = TestHost(card: standIn)
         _ = host.select()
         let fresh = Self.request(.clientPIN, [1: 2, 2: 3, 3: try Self.coseKey(seed: [2]), 4: .bytes([UInt8](repeating: 7, count: 32)),
@@ -136,7 +136,7 @@ struct TranscriptStandInTests {
                                          4: .map(["hmac-secret": .map([1: key, 2: .bytes([UInt8](repeating: 3, count: saltLength)),
                                                                       3: .bytes([UInt8](repeating: 4, count: 32)), 4: 2])])])
         }
-        let standIn = TranscriptStandIn(transcript: try Self.transcript([(assertion(key: try Self.coseKey(seed: [1]), saltLength: 48), Self.assertionResponse)]))
+        let standIn = try TranscriptStandIn(transcript: try Self.transcript([(assertion(key: try Self.coseKey(seed: [1]), saltLength: 48), Self.assertionResponse)]))
         let host = TestHost(card: standIn)
         _ = host.select()
         #expect(host.ctap(raw: assertion(key: try Self.coseKey(seed: [2]), saltLength: 80)) == [0x7F])
@@ -153,7 +153,7 @@ struct TranscriptStandInTests {
         let recordingHost = TestHost(card: recorder)
         _ = recordingHost.select()
         let registration = recordingHost.u2fRegister(challenge: [UInt8](repeating: 1, count: 32), application: application)
-        let standIn = TranscriptStandIn(transcript: recorder.transcript)
+        let standIn = try TranscriptStandIn(transcript: recorder.transcript)
         let host = TestHost(card: standIn)
         _ = host.select()
         #expect(host.u2fRegister(challenge: [UInt8](repeating: 1, count: 32), application: [UInt8](repeating: 0xB2, count: 32)) == [0x6F, 0x00])
@@ -175,11 +175,11 @@ struct TranscriptStandInTests {
         > 8010800006A20101020200
         < 009000
         """)
-        let standIn = TranscriptStandIn(transcript: transcript)
+        let standIn = try TranscriptStandIn(transcript: transcript)
         #expect(standIn.atr == [0x3B, 0x00])
         #expect(standIn.transmit(NFCBinding.selectFIDOApplet) == Array("U2F_V2".utf8) + [0x90, 0x00])
         #expect(standIn.expectedCount == 1)
-        let defaulted = TranscriptStandIn(transcript: try Transcript.parse("@profile arculus-fido2\n"))
+        let defaulted = try TranscriptStandIn(transcript: try Transcript.parse("@profile arculus-fido2\n> 00A4040000\n< 6A82\n"))
         #expect(defaulted.atr == (try CardProfile.arculusFIDO2.atrBytes))
     }
 

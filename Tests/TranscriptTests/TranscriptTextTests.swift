@@ -90,7 +90,9 @@ struct TranscriptTextTests {
     }
 
     @Test("every malformed line is refused with its line number and the reason", arguments: [
-        ("@format 2\n", 1, "format 2 is not supported (this build reads 1)"),
+        ("@format 2\n", 1, "@format 2 is not a version this build reads (1)"),
+        ("@profile x\n@format one\n", 2, "@format one is not a version this build reads (1)"),
+        ("@format\n", 1, "@format without a version (this build reads 1)"),
         ("! power-on\n@profile arculus-fido21\n", 2, "header after the first entry"),
         ("@format 1\n@\n", 2, "header without a name"),
         ("! explode\n", 1, "unknown event 'explode' (known: power-on, power-off, reset, removed, tapped)"),
@@ -100,6 +102,10 @@ struct TranscriptTextTests {
         ("\n< 9000\n", 2, "response without a command"),
         ("> 00\n< 9\n", 2, "response is not hex bytes ending in SW1 SW2"),
         ("> 00\n< 90\n", 2, "response is not hex bytes ending in SW1 SW2"),
+        ("> 00\n< 9000A", 2, "response cut short: the file ends in the middle of a byte"),
+        ("> 00\n< 9000 A", 2, "response cut short: the file ends in the middle of a byte"),
+        ("> 00\n< 9000A\n", 2, "response is not hex bytes ending in SW1 SW2"),
+        ("> 00\n< 9000Z", 2, "response is not hex bytes ending in SW1 SW2"),
         ("> 00A4\n> 00\n", 2, "expected the response ('<') to the command on line 1"),
         ("> 00A4\n! power-off\n", 2, "expected the response ('<') to the command on line 1"),
         ("! power-on\n> 00A4  # the end\n", 2, "command without a response"),

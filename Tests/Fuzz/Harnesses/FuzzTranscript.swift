@@ -5,12 +5,13 @@ import Transcript
 // Input: the bytes as UTF-8 text (invalid sequences become U+FFFD, as reading a file would).
 // Properties: parsing never traps; a transcript that parses prints (`text`) to a form that parses
 // back to an equal transcript (plus the `@format` header the printer adds when it is missing),
-// and printing that again gives the same text.
+// and printing that again gives the same text; validating it for use (`validate()`) never traps.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTranscriptTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let text = String(decoding: fuzzBytes(data, size), as: UTF8.self)
     guard let transcript = try? Transcript.parse(text) else { return 0 }
+    _ = try? transcript.validate()
     let printed = transcript.text
     let reparsed: Transcript
     do {
