@@ -53,9 +53,13 @@ enum ServeCommand: Subcommand {
                                credential IDs, PIN tokens) and every ECDSA nonce (RFC 6979) derives
                                from HEX, so the same seed, image and commands give the same bytes.
                                For tests and transcripts only: the seed reveals every key.
-          --record FILE        Append every power event and APDU exchange to the transcript FILE
-                               as it happens (see 'arculus-card transcript --help'). An existing
-                               --card image is first copied to FILE.image for replay.
+          --record FILE        Record every power event and APDU exchange to the transcript FILE
+                               as it happens (see 'arculus-card transcript --help'). A new FILE
+                               is created; an existing one gets this recording appended as its
+                               next session ('# session N …'), which replays on a fresh card of
+                               its own. Appending needs the same headers (profile, seed) and a
+                               blank card; with an existing --card image, the image is copied to
+                               FILE.image for replay, and FILE must be new.
           --stand-in FILE      No emulated card: the transcript FILE answers as the card, each
                                expected request with its recorded response; requests that do not
                                match are reported on stderr and answered 7F (CTAP) / 6F00.

@@ -26,7 +26,8 @@ struct ServedCard {
         var imageReference = "blank"
         if let recordPath = options.record {
             // Snapshot the image before the card opens (and may change) it.
-            imageReference = try TranscriptRecorder.imageReference(forImageAt: options.card.imagePath, recordingTo: recordPath)
+            imageReference = try TranscriptRecorder.imageReference(forImageAt: options.card.imagePath, recordingTo: recordPath,
+                                                                   fileMode: .appendSession)
         }
         let card = try options.card.open(frontOptions: CardFront.Options(busyFirst: options.busyFirst))
         card.timing = options.timing
@@ -41,8 +42,8 @@ struct ServedCard {
         }
         let transcriptRecorder = try TranscriptRecorder(
             card: card, profile: profileReference, image: imageReference,
-            source: "arculus-card serve via vpcd (\(options.endpoint))", recordingTo: recordPath)
-        name += ", recording to \(recordPath)"
+            source: "arculus-card serve via vpcd (\(options.endpoint))", recordingTo: recordPath, fileMode: .appendSession)
+        name += ", recording to \(recordPath) (session \(transcriptRecorder.file?.session ?? 1))"
         (readerCard, emulated, standIn, recorder, self.name) = (transcriptRecorder, card, nil, transcriptRecorder, name)
     }
 }

@@ -69,7 +69,8 @@ enum TranscriptCommand: Subcommand {
     }
 
     private static func show(_ path: String, apdus: Bool, full: Bool) throws -> Int32 {
-        let transcript = try Transcript.load(path: path)
+        // Showing what a file holds is useful even when it could not be replayed.
+        let transcript = try Transcript.load(path: path, validation: .syntax)
         for header in transcript.headers { Console.output("@\(header.name) \(header.value)") }
         if apdus {
             var formatter = APDUTraceFormatter(maximumBytes: full ? Int.max : 64)
@@ -110,6 +111,9 @@ enum TranscriptCommand: Subcommand {
                 let seeded = transcript.seed == nil ? "unseeded (structural replay)" : "seeded (byte-exact replay)"
                 Console.output("\(path): ok, \(transcript.exchanges.count) APDU exchanges, \(messages.count) messages (\(ctap) CTAP2)"
                                + (unfinished > 0 ? ", \(unfinished) unfinished" : "") + ", \(seeded)")
+            } catch let error as TranscriptError {
+                Console.error("\(error)")  // names the file (and line) itself
+                status = ExitStatus.failure
             } catch {
                 Console.error("\(path): \(error)")
                 status = ExitStatus.failure

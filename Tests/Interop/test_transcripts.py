@@ -95,6 +95,36 @@ def test_a_live_recording_replays_byte_for_byte(serve_with_transcripts, pcsc_rea
     assert re.fullmatch(r"\d+ exchanges replayed, all matched \(byte-exact\)\n", replay.stdout), replay.stdout
 
 
+def test_a_second_recording_to_the_same_file_is_appended_as_its_next_session(serve_with_transcripts, pcsc_reader, tmp_path):
+    scenario = next(s for s in fixtures.SCENARIOS if s.name == "discoverable_credentials")
+    recording = tmp_path / "two.transcript"
+    for _ in range(2):
+        with fixtures.served(["--seed", "00" * 32, "--record", str(recording)], tmp_path) as card:
+            scenario.run(card)
+    text = recording.read_text()
+    assert text.count("@seed ") == 1, "the second session repeated the headers"
+    assert len(re.findall(r"^# session 2 recorded ", text, re.MULTILINE)) == 1, text[:2000]
+    # Both sessions are kept in full: the second added as many exchanges as the first.
+    first, second = text.split("# session 2 recorded ", 1)
+    assert first.count("\n> ") == second.count("\n> ") > 0
+    replay = run("replay", str(recording))
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    assert re.fullmatch(r"\d+ exchanges replayed in 2 sessions, all matched \(byte-exact\)\n", replay.stdout), replay.stdout
+
+
+def test_appending_a_session_with_another_seed_is_refused_and_leaves_the_file(serve_with_transcripts, pcsc_reader, tmp_path):
+    scenario = next(s for s in fixtures.SCENARIOS if s.name == "discoverable_credentials")
+    recording = tmp_path / "seeded.transcript"
+    with fixtures.served(["--seed", "00" * 32, "--record", str(recording)], tmp_path) as card:
+        scenario.run(card)
+    before = recording.read_bytes()
+    served = subprocess.run([str(BINARY), "serve", "--seed", "01" * 32, "--record", str(recording), "--no-control",
+                             "--slot", "1"], capture_output=True, text=True, timeout=30)
+    assert served.returncode == 1, served.stdout + served.stderr
+    assert f"transcript {recording}: cannot append a session to it: this session has @seed " in served.stderr
+    assert recording.read_bytes() == before
+
+
 # --- arculus-card replay ---------------------------------------------------------------------
 
 
@@ -132,7 +162,7 @@ def test_replay_of_a_malformed_transcript_exits_1_naming_the_line(arculus_card, 
     broken.write_text("@format 1\n! power-on\n> 00A4040008A0000006472F000100\n> 80108000010400\n")
     replay = run("replay", str(broken))
     assert replay.returncode == 1
-    assert "transcript line 4: expected the response ('<') to the command on line 3" in replay.stderr
+    assert f"{broken}:4: expected the response ('<') to the command on line 3" in replay.stderr
 
 
 def test_replay_usage_errors_exit_64(arculus_card):
