@@ -15,6 +15,8 @@ enum FetchedAlgorithms {
     static let hmac = FetchedAlgorithm(EVP_MAC_fetch(nil, "HMAC", nil), name: "HMAC", release: { EVP_MAC_free($0) })
     /// HKDF (`EVP_KDF`).
     static let hkdf = FetchedAlgorithm(EVP_KDF_fetch(nil, "HKDF", nil), name: "HKDF", release: { EVP_KDF_free($0) })
+    /// AES-128 in CBC mode (`EVP_CIPHER`).
+    static let aes128CBC = FetchedAlgorithm(EVP_CIPHER_fetch(nil, "AES-128-CBC", nil), name: "AES-128-CBC", release: { EVP_CIPHER_free($0) })
     /// AES-256 in CBC mode (`EVP_CIPHER`).
     static let aes256CBC = FetchedAlgorithm(EVP_CIPHER_fetch(nil, "AES-256-CBC", nil), name: "AES-256-CBC", release: { EVP_CIPHER_free($0) })
     /// The P-256 group (`EC_GROUP`), for scalar checks and point arithmetic. Building it
