@@ -29,7 +29,14 @@ public struct CardModel {
         let profile = authenticator.profile
         front = CardFront(configuration: .init(
             selectResponse: Array(profile.selectResponse.utf8), supportsCTAP2: profile.supportsCTAP2,
-            supportsU2F: profile.supportsU2F, maxMessageSize: profile.maxMsgSize, options: frontOptions))
+            supportsU2F: authenticator.u2fEnabled, maxMessageSize: profile.maxMsgSize, options: frontOptions))
+    }
+
+    /// The front offers U2F while the authenticator does (alwaysUv disables it, CTAP 2.1 §7.2.2).
+    private mutating func syncFront() {
+        if front.configuration.supportsU2F != authenticator.u2fEnabled {
+            front.configuration.supportsU2F = authenticator.u2fEnabled
+        }
     }
 
     // MARK: - Power
@@ -115,7 +122,9 @@ public struct CardModel {
         let outcome = authenticator.process(request, in: environment)
         let command = CardCommand.ctap(request.first ?? 0)
         let work = outcome.ran ? busy.unpaidWork(for: request, timing: timing) : .zero
-        guard !outcome.changes.isEmpty else { return .respond(outcome.response, ran: command, work: work) }
+        guard !outcome.changes.isEmpty else {
+            return .respond(Self.answer(authenticator.finish(outcome, durable: true)), ran: command, work: work)
+        }
         pendingWrite = PendingWrite(command: command, kind: .direct(outcome), work: work)
         return .persist(outcome.changes, for: command)
     }
@@ -137,7 +146,9 @@ public struct CardModel {
         default:
             preconditionFailure("receiveU2F takes U2F REGISTER or AUTHENTICATE, not \(command)")
         }
-        guard !outcome.changes.isEmpty else { return .respond(Self.apdu(outcome.result), ran: named, work: .zero) }
+        guard !outcome.changes.isEmpty else {
+            return .respond(Self.apdu(authenticator.finish(outcome, durable: true)), ran: named, work: .zero)
+        }
         pendingWrite = PendingWrite(command: named, kind: .directU2F(outcome), work: .zero)
         return .persist(outcome.changes, for: named)
     }
@@ -149,7 +160,8 @@ public struct CardModel {
         if outcome.ran { work += busy.unpaidWork(for: request, timing: timing) }
         let ran = outcome.ran ? command : nil
         guard !outcome.changes.isEmpty else {
-            return .respond(front.complete(.ctap(outcome.response)).bytes, ran: ran, work: work)
+            let response = Self.answer(authenticator.finish(outcome, durable: true))
+            return .respond(front.complete(.ctap(response)).bytes, ran: ran, work: work)
         }
         pendingWrite = PendingWrite(command: command, kind: .ctap(outcome), work: work)
         return .persist(outcome.changes, for: command)
@@ -157,7 +169,8 @@ public struct CardModel {
 
     private mutating func finishU2F(_ outcome: U2FCommandOutcome, command: CardCommand, work: Duration) -> CardAction {
         guard !outcome.changes.isEmpty else {
-            return .respond(front.complete(.u2f(Self.statusOf(outcome.result))).bytes, ran: command, work: work)
+            let result = authenticator.finish(outcome, durable: true)
+            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: command, work: work)
         }
         pendingWrite = PendingWrite(command: command, kind: .u2f(outcome), work: work)
         return .persist(outcome.changes, for: command)
@@ -169,6 +182,7 @@ public struct CardModel {
     public mutating func finishWrite(succeeded: Bool) -> CardAction {
         guard let pending = pendingWrite else { preconditionFailure("finishWrite without a pending write") }
         pendingWrite = nil
+        defer { syncFront() }
         switch pending.kind {
         case .ctap(let outcome), .direct(let outcome):
             switch authenticator.finish(outcome, durable: succeeded) {
@@ -181,12 +195,10 @@ public struct CardModel {
                 return .respond(front.complete(.ctap(response)).bytes, ran: pending.command, work: pending.work)
             }
         case .u2f(let outcome):
-            if succeeded { authenticator.commitChanges(outcome.changes) }
-            let result: U2FOutcome = succeeded ? Self.statusOf(outcome.result) : .failure(.wrongData)
-            return .respond(front.complete(.u2f(result)).bytes, ran: pending.command, work: pending.work)
+            let result = authenticator.finish(outcome, durable: succeeded)
+            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: pending.command, work: pending.work)
         case .directU2F(let outcome):
-            if succeeded { authenticator.commitChanges(outcome.changes) }
-            return .respond(Self.apdu(succeeded ? outcome.result : .wrongData), ran: pending.command, work: .zero)
+            return .respond(Self.apdu(authenticator.finish(outcome, durable: succeeded)), ran: pending.command, work: .zero)
         }
     }
 
@@ -195,6 +207,7 @@ public struct CardModel {
     /// Changes a test double makes directly, once they are durable.
     public mutating func commit(_ changes: [CardMutation]) {
         authenticator.commitChanges(changes)
+        syncFront()
     }
 
     /// Runs a state control on the authenticator (it may draw random values or forget the PIN
@@ -204,6 +217,12 @@ public struct CardModel {
     }
 
     // MARK: - Helpers
+
+    /// The answer of a command that changed nothing durable.
+    private static func answer(_ finished: FinishedCommand) -> [UInt8] {
+        guard case .answer(let response) = finished else { preconditionFailure("a command without changes asked to persist") }
+        return response
+    }
 
     /// A U2F result as APDU bytes: data + `9000`, or the status word alone.
     private static func apdu(_ result: U2FResult) -> [UInt8] {

@@ -33,6 +33,11 @@ extension CardMutation {
         case .removeCredential: "credential deletion"
         case .updateUser: "user information"
         case .reset: "reset"
+        case .setPINPolicy(let length, _, _): "minimum PIN length \(length)"
+        case .setAlwaysUv(let value): "alwaysUv \(value ? "on" : "off")"
+        case .enableEnterpriseAttestation: "enterprise attestation"
+        case .setLargeBlobArray: "large-blob array"
+        case .setPersistentToken: "persistent PIN token"
         }
     }
 }

@@ -49,6 +49,8 @@ public final class VirtualCard {
         let effective = stored?.profile ?? profile
         let authenticator = try Authenticator(profile: effective, state: stored,
                                               attestation: try AttestationIdentity.emulator(for: effective),
+                                              enterpriseAttestation: effective.enterpriseAttestation
+                                                  ? try AttestationIdentity.enterprise(for: effective) : nil,
                                               entropy: entropy, now: CardInstant.monotonicNow())
         if authenticator.isBlank { try storage.save(authenticator.state) }
         self.storage = storage
@@ -87,8 +89,9 @@ public final class VirtualCard {
 
     /// Whether a PIN is set, and how many attempts remain.
     public var pinState: PINState {
-        let state = model.authenticator.state
-        return PINState(isSet: state.isPINSet, retries: state.pinRetries, signatureCounter: state.signatureCounter)
+        let memory = model.authenticator.memory
+        return PINState(isSet: memory.state.isPINSet, retries: memory.state.pinRetries,
+                        signatureCounter: memory.signatureCounter)
     }
 
     // MARK: - Power

@@ -10,16 +10,22 @@ import FIDOWire
 /// caller makes them durable and calls ``finish(_:durable:)``; the authenticator never performs
 /// I/O, never reads a clock (time comes in the ``CommandEnvironment``) and never asks anybody
 /// anything but the environment it is given.
+///
+/// A profile without `FIDO_2_1` makes a CTAP 2.0 authenticator: one PIN protocol, a pinToken
+/// valid until power-off with no permissions or RP binding, CTAP 2.0's option errors, one
+/// hmac-secret CredRandom per credential and CTAP 2.0's getInfo.
 public struct Authenticator {
     /// The card model this authenticator presents.
     public let profile: CardProfile
     /// The attestation key and certificate chain used for `packed` attestation and U2F.
     public let attestation: AttestationIdentity
+    /// The enterprise attestation identity, on a profile with enterprise attestation.
+    public let enterpriseAttestation: AttestationIdentity?
     /// Where the card's random values come from.
     public let entropy: CardEntropy
     /// The card's non-volatile memory, as last made durable.
     public internal(set) var memory: CardMemory
-    /// What the card forgets when it leaves the field; nil while the card has no power.
+    /// What the card forgets when it leaves the field.
     public internal(set) var session: AuthenticatorSession
     var random: CardRandom
     /// The command being processed and what the world says meanwhile (nil between commands).
@@ -28,15 +34,19 @@ public struct Authenticator {
     var internalFailureReason: String?
     /// A PIN check the running command started: it goes on once the retry decrement is durable.
     var suspendedPINCheck: PINCheck?
+    /// The signature counter value the running command hands out, applied when it finishes.
+    var counterInUse: UInt32?
 
     /// An authenticator over the stored memory `state`, or a blank card made from `profile` when
     /// `state` is nil (``isBlank``: the caller stores ``memory`` before using the card). The card
     /// is powered at `now`.
     public init(profile: CardProfile, state: CardState?, attestation: AttestationIdentity,
-                entropy: CardEntropy = .system, now: CardInstant) throws(ProfileError) {
+                enterpriseAttestation: AttestationIdentity? = nil, entropy: CardEntropy = .system,
+                now: CardInstant) throws(ProfileError) {
         try profile.validate()
         self.profile = profile
         self.attestation = attestation
+        self.enterpriseAttestation = enterpriseAttestation
         self.entropy = entropy
         random = CardRandom(entropy)
         if let state {
@@ -46,7 +56,7 @@ public struct Authenticator {
             memory = CardMemory(state: CardState(profile: profile, masterSecret: random.bytes(32)))
             isBlank = true
         }
-        session = AuthenticatorSession(at: now, random: &random)
+        session = AuthenticatorSession(at: now, protocols: profile.pinUvAuthProtocols, random: &random)
     }
 
     /// Whether this card was made blank by ``init`` (its memory is not stored anywhere yet).
@@ -57,18 +67,16 @@ public struct Authenticator {
 
     // MARK: - Power
 
-    /// The card entered the field (or its field was reset): fresh volatile state from `now`.
+    /// The card entered the field (or its field was reset): each protocol initialised afresh.
     public mutating func powerOn(at now: CardInstant) {
-        session = AuthenticatorSession(at: now, random: &random)
+        session = AuthenticatorSession(at: now, protocols: profile.pinUvAuthProtocols, random: &random)
     }
 
-    /// The card left the field: PIN token, key-agreement key, consecutive-failure count and
-    /// pending assertion/enumeration state are gone.
-    ///
-    /// A key is drawn here too, as the card always did: a seeded card's random stream, and so
-    /// every transcript recorded from one, stays as it was.
+    /// The card left the field: tokens, key-agreement keys, the consecutive-failure count and
+    /// pending assertion/enumeration/large-blob state are gone. Nothing is drawn: the next
+    /// power-on initialises the protocols.
     public mutating func powerOff(at now: CardInstant) {
-        session = AuthenticatorSession(at: now, random: &random)
+        session = AuthenticatorSession(at: now, protocols: [], random: &random)
     }
 
     // MARK: - Commands
@@ -79,17 +87,21 @@ public struct Authenticator {
         let rollback = CommandOutcome.Rollback(session: session, random: random)
         let command = CTAPCommand(rawValue: commandByte)
         if command != .getNextAssertion { session.pendingAssertions = nil }
-        if command != .credentialManagement {
+        if command != .credentialManagement && command != .credentialManagementPreview {
             session.rpEnumeration = nil
             session.credentialEnumeration = nil
         }
+        if command != .largeBlobs { session.largeBlobWrite = nil }
         if let injected = environment.faults?.statusInstead(of: .ctap(commandByte)) {
             return CommandOutcome(response: [injected], changes: [], ran: false)
         }
         running = (.ctap(commandByte), environment)
-        defer { running = nil }
+        defer {
+            running = nil
+            internalFailureReason = nil
+            counterInUse = nil
+        }
         var changes: [CardMutation] = []
-        let response: [UInt8]
         do {
             let body = try handle(command, body: request.dropFirst(), changes: &changes)
             if let check = suspendedPINCheck {
@@ -97,14 +109,15 @@ public struct Authenticator {
                 return CommandOutcome(response: [], changes: changes, rollback: rollback,
                                       continuation: check.resuming(in: environment))
             }
-            response = [CTAPStatus.ok.rawValue] + (body.map(CBOREncoder.encode) ?? [])
+            let response = [CTAPStatus.ok.rawValue] + (body.map(CBOREncoder.encode) ?? [])
+            return CommandOutcome(response: response, changes: changes, signatureCounter: counterInUse,
+                                  rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)
         } catch {
+            suspendedPINCheck = nil
             // Changes made before the failure stay: a wrong PIN's retry decrement is one.
-            defer { internalFailureReason = nil }
             return CommandOutcome(response: [error.rawValue], changes: changes, internalFailure: internalFailureReason,
                                   rollback: changes.isEmpty ? nil : rollback)
         }
-        return CommandOutcome(response: response, changes: changes, rollback: changes.isEmpty ? nil : rollback)
     }
 
     /// Ends a command whose changes the caller tried to make durable: applies them if `durable`,
@@ -112,7 +125,10 @@ public struct Authenticator {
     /// CTAP1_ERR_OTHER (the card's state is then exactly as before). A command that goes on once
     /// its first changes are durable (a PIN check) returns its next outcome to persist.
     public mutating func finish(_ outcome: CommandOutcome, durable: Bool) -> FinishedCommand {
-        guard !outcome.changes.isEmpty else { return .answer(outcome.response) }
+        guard !outcome.changes.isEmpty else {
+            if let counter = outcome.signatureCounter { memory.advanceSignatureCounter(to: counter) }
+            return .answer(outcome.response)
+        }
         guard durable else {
             if let rollback = outcome.rollback {
                 session = rollback.session
@@ -121,13 +137,14 @@ public struct Authenticator {
             return .answer([CTAPStatus.other.rawValue])
         }
         commit(outcome.changes)
+        if let counter = outcome.signatureCounter { memory.advanceSignatureCounter(to: counter) }
         guard let check = outcome.continuation else { return .answer(outcome.response) }
         let next = resume(check)
         return next.changes.isEmpty ? .answer(next.response) : .persist(next)
     }
 
-    /// Applies durable changes to the memory. Credential keys imported for signing are dropped
-    /// when credentials go, so a deleted credential's key does not outlive it in RAM either.
+    /// Applies durable changes to the memory. Credential keys made for signing are dropped when
+    /// credentials go, so a deleted credential's key does not outlive it in RAM either.
     mutating func commit(_ changes: [CardMutation]) {
         memory.apply(changes)
         if changes.contains(where: \.removesCredentials) { session.signingKeys.removeAll() }
@@ -141,7 +158,8 @@ public struct Authenticator {
             try requireEmpty(body)
             return getInfo().encoded()
         case .makeCredential:
-            return try makeCredential(MakeCredentialRequest(decoding: body), changes: &changes).encoded()
+            return try makeCredential(MakeCredentialRequest(decoding: body, ctap21: profile.supportsCTAP21),
+                                      changes: &changes).encoded()
         case .getAssertion:
             return try getAssertion(GetAssertionRequest(decoding: body), changes: &changes).encoded()
         case .getNextAssertion:
@@ -154,11 +172,20 @@ public struct Authenticator {
             try reset(changes: &changes)
             return nil
         case .credentialManagement where profile.credentialManagement:
-            return try credentialManagement(CredentialManagementRequest(decoding: body), changes: &changes)?.encoded()
+            return try credentialManagement(CredentialManagementRequest(decoding: body), preview: false,
+                                            changes: &changes)?.encoded()
+        case .credentialManagementPreview where profile.credentialManagementPreview:
+            return try credentialManagement(CredentialManagementRequest(decoding: body), preview: true,
+                                            changes: &changes)?.encoded()
         case .selection where profile.supportsCTAP21:
             try requireEmpty(body)
             guard isUserPresent() else { throw .operationDenied }
             return nil
+        case .config where profile.authenticatorConfig:
+            try authenticatorConfig(ConfigRequest(decoding: body), changes: &changes)
+            return nil
+        case .largeBlobs where profile.largeBlobs:
+            return try largeBlobs(LargeBlobsRequest(decoding: body), changes: &changes)?.encoded()
         default:
             throw .invalidCommand
         }
@@ -191,28 +218,69 @@ public struct Authenticator {
         return faults.authenticatorDataFlags(flags, in: running.command)
     }
 
+    // MARK: - The signature counter
+
+    /// The next signature counter value, handed out by the running command. It is made durable
+    /// ahead by the profile's reservation: only when the value passes what the image holds does
+    /// the command add a change (a new ceiling, `reservation` ahead), so most assertions write
+    /// nothing and a crash loses at most `reservation` values (the counter then jumps, never
+    /// repeats).
+    mutating func takeSignatureCounter(changes: inout [CardMutation]) -> UInt32 {
+        let next = (counterInUse ?? memory.signatureCounter) &+ 1
+        counterInUse = next
+        if next > memory.state.signatureCounter || next == 0 {
+            let headroom = UInt32(clamping: max(0, profile.signatureCounterReservation - 1))
+            let ceiling = next > UInt32.max - headroom ? UInt32.max : next + headroom
+            changes.append(.setSignatureCounter(ceiling))
+        }
+        return next
+    }
+
     // MARK: - Keys and signatures
 
-    /// Most credential keys `signingKey` keeps imported (a card in use signs with a handful).
+    /// Most credential keys `signingKey` keeps ready (a card in use signs with a handful).
     static let signingKeyCacheLimit = 64
 
-    /// The OpenSSL key of a credential, for signing. Importing a scalar (public point, OpenSSL
-    /// key objects) costs several times the signature itself, so a key imported once stays in
-    /// volatile memory until power-off; a cached key is used only if its scalar is the one given.
-    mutating func signingKey(id: [UInt8], scalar: [UInt8]) throws(CTAPStatus) -> P256PrivateKey {
-        if let cached = session.signingKeys[id], ConstantTime.equals(cached.rawScalar, scalar) { return cached }
-        let key = try crypto("importing a credential key") { () throws -> P256PrivateKey in try P256PrivateKey(rawScalar: scalar) }
+    /// A credential's key, for signing. Making one (importing a scalar, deriving an RSA key from
+    /// its seed) costs more than the signature, so a key made once stays in volatile memory until
+    /// power-off; a cached key is used only if its material is the one given.
+    mutating func signingKey(id: [UInt8], material: CredentialKeyMaterial) throws(CTAPStatus) -> CredentialPrivateKey {
+        if let cached = session.signingKeys[id], cached.material.kind == material.kind,
+           cached.material.algorithm == material.algorithm,
+           ConstantTime.equals(cached.material.bytes, material.bytes) {
+            return cached.key
+        }
+        let key = try crypto("making a \(material.algorithm.name) credential key") { () throws -> CredentialPrivateKey in
+            try material.makeKey()
+        }
         if session.signingKeys.count >= Self.signingKeyCacheLimit { session.signingKeys.removeAll(keepingCapacity: true) }
-        session.signingKeys[id] = key
+        session.signingKeys[id] = (material, key)
         return key
     }
 
-    /// ECDSA-SHA256, with RFC 6979 nonces on a seeded card; then any injected signature fault.
+    /// A credential key's signature: RFC 6979 nonces (and a salt from the card's stream for PS256)
+    /// on a seeded card; then any injected signature fault.
+    mutating func sign(_ message: [UInt8], with key: CredentialPrivateKey) throws(CTAPStatus) -> [UInt8] {
+        var stream = random
+        let deterministic = stream.isDeterministic
+        let signature = try crypto("signing with a \(key.algorithm.name) credential key") { () throws -> [UInt8] in
+            deterministic ? try key.deterministicSignature(for: message, randomBytes: { stream.bytes($0) })
+                : try key.signature(for: message)
+        }
+        random = stream
+        return injectedSignature(signature)
+    }
+
+    /// The attestation key's (P-256) signature, RFC 6979 on a seeded card.
     mutating func sign(_ message: [UInt8], with key: P256PrivateKey) throws(CTAPStatus) -> [UInt8] {
         let deterministic = random.isDeterministic
-        let signature = try crypto("signing") { () throws -> [UInt8] in
+        let signature = try crypto("signing with the attestation key") { () throws -> [UInt8] in
             deterministic ? try key.deterministicSignature(for: message) : try key.signature(for: message)
         }
+        return injectedSignature(signature)
+    }
+
+    private func injectedSignature(_ signature: [UInt8]) -> [UInt8] {
         guard let running, let faults = running.environment.faults else { return signature }
         return faults.signature(signature, in: running.command)
     }

@@ -69,6 +69,10 @@ extension CTAPClient {
     /// mc and ga permissions implicitly. A wrong PIN costs a retry.
     public func pinToken(pin: String, permissions: TokenPermissions, rpID: String? = nil) throws(CTAPClientError) -> PINUVAuthToken {
         guard !pin.isEmpty else { throw .invalidArgument("the PIN is empty") }
+        // CTAP 2.1 §6.5.5.7: a makeCredential or getAssertion token is for one RP.
+        if info.supportsPermissionTokens, rpID == nil, !permissions.isDisjoint(with: [.makeCredential, .getAssertion]) {
+            throw .invalidArgument("a token with the makeCredential or getAssertion permission is for one RP: pass rpID")
+        }
         let pinProtocol = try self.pinProtocol
         let (platformKey, sharedSecret) = try pinProtocol.encapsulate(peer: try keyAgreement(pinProtocol))
         let pinHashEnc = try pinProtocol.encrypt(key: sharedSecret, plaintext: Self.pinHash(pin))

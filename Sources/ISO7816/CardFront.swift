@@ -36,7 +36,8 @@ public struct CardFront: Sendable {
     static let minimumChainLimit = 7609
 
     /// What the front knows of the card behind it.
-    public let configuration: Configuration
+    /// What the card behind offers; the card changes it when a setting does (alwaysUv turns U2F off).
+    public var configuration: Configuration
     /// Everything the front remembers between APDUs.
     public private(set) var state = State()
 

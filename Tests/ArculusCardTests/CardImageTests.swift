@@ -101,10 +101,16 @@ struct CardImageTests {
         let directory = try TemporaryDirectory()
         let path = directory.file("card.img")
         let populated = try Self.populate(path)
+        // The last change: a wrong PIN's retry decrement (a non-discoverable makeCredential
+        // writes nothing while the counter is within its reservation).
+        do {
+            let card = try VirtualCard(imageAt: path)
+            #expect(throws: TestFailure.self) { _ = try PlatformPINOne.token("000000", on: card) }
+            #expect(card.authenticator.state.pinRetries == 7)
+        }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        // The last change was the non-discoverable makeCredential's counter step.
-        var before = populated.state
-        before.signatureCounter -= 1
+        let before = populated.state
+        #expect(before.pinRetries == 8)
         for cut in 1...8 {
             try bytes.prefix(bytes.count - cut).write(to: URL(fileURLWithPath: path))
             let reopened = try VirtualCard(imageAt: path)

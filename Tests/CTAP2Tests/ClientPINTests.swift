@@ -5,13 +5,17 @@ import Testing
 
 @Suite("authenticatorClientPIN (CTAP 2.1 §6.5)")
 struct ClientPINTests {
-    @Test("getPINRetries on a blank card is 8; powerCycleState only on CTAP 2.1")
+    @Test("getPINRetries: PIN_NOT_SET on a blank card; 8 once a PIN is set; powerCycleState only on CTAP 2.1")
     func retries() throws {
         let ctap21 = try TestClient()
+        #expect(ctap21.clientPIN([.int(2): .int(1)]).status == .pinNotSet)
+        #expect(try ctap21.setPIN().status == .ok)
         let body = try ctap21.clientPIN([.int(2): .int(1)]).body()
         #expect(body[int: 3] == .int(8))
         #expect(body[int: 4] == false)
         let ctap20 = try TestClient(profile: .arculusFIDO2)
+        #expect(ctap20.clientPIN([.int(1): .int(1), .int(2): .int(1)]).status == .pinNotSet)
+        #expect(try ctap20.setPIN(Fixture.pin, .one).status == .ok)
         #expect(try ctap20.clientPIN([.int(1): .int(1), .int(2): .int(1)]).body() == [.int(3): .int(8)])
     }
 
@@ -253,7 +257,14 @@ struct ClientPINTests {
         request[int: 9] = nil
         #expect(client.clientPIN(request).status == .missingParameter)
         #expect(try client.pinRetries() == 8, "none of these was a PIN attempt")
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: Permission.makeCredential | Permission.getAssertion)
+        // CTAP 2.1 §6.5.5.7, the permissions table: mc and ga need a permissions RP ID.
+        for permissions in [Permission.makeCredential, Permission.getAssertion, Permission.makeCredential | Permission.getAssertion] {
+            #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: permissions).status == .missingParameter,
+                    "permissions \(permissions) without rpId")
+        }
+        #expect(try client.pinRetries() == 8, "none of these was a PIN attempt")
+        let token = try client.token(Fixture.pin, pinProtocol, permissions: Permission.makeCredential | Permission.getAssertion,
+                                     rpId: Fixture.rpId)
         #expect(token.value.count == 32)
     }
 

@@ -221,7 +221,7 @@ struct GetAssertionTests {
             $0[int: 6] = .bytes([UInt8](repeating: 1, count: 16))
             $0[int: 7] = 3
         },
-        Mutation("pinUvAuthParam not from a token", .pinAuthInvalid) {
+        Mutation("pinUvAuthParam on a CTAP 2.1 card without a PIN", .pinNotSet) {
             $0[int: 6] = .bytes([UInt8](repeating: 1, count: 16))
             $0[int: 7] = 1
         },
@@ -240,6 +240,18 @@ struct GetAssertionTests {
         let counter = client.authenticator.state.signatureCounter
         #expect(client.getAssertion(request).status == mutation.expected)
         #expect(client.authenticator.state.signatureCounter == counter)
+    }
+
+    @Test("a pinUvAuthParam not from a token → PIN_AUTH_INVALID: with a PIN set, and on a CTAP 2.0 card without one",
+          arguments: [true, false])
+    func pinUvAuthParamNotFromAToken(pinSet: Bool) throws {
+        let client = try TestClient(profile: pinSet ? .arculusFIDO21 : .arculusFIDO2)
+        let made = try client.makeCredential()
+        if pinSet { #expect(try client.setPIN().status == .ok) }
+        var request = TestClient.getAssertionRequest(allowList: [made.id])
+        request[int: 6] = .bytes([UInt8](repeating: 1, count: 16))
+        request[int: 7] = 1
+        #expect(client.getAssertion(request).status == .pinAuthInvalid)
     }
 
     @Test("zero-length pinUvAuthParam with a PIN set → PIN_INVALID")

@@ -65,9 +65,10 @@ struct PINLockoutTests {
 
         #expect(client.send(Command.reset).status == .ok)
         #expect(!client.authenticator.state.isPINSet)
-        #expect(try client.pinRetries() == 8)
+        #expect(client.clientPIN([.int(2): .int(1)]).status == .pinNotSet)
         #expect(try client.getInfo()[int: 4]?.mapValue?[text: "clientPin"] == false)
         #expect(try client.setPIN("24680", pinProtocol).status == .ok)
+        #expect(try client.pinRetries() == 8)
     }
 
     @Test("PIN retries survive a power cycle and a reopen of the storage")
@@ -115,7 +116,9 @@ struct PINLockoutTests {
     @Test("every state change is saved before the answer: makeCredential rk, setPIN")
     func savedBeforeAnswer() throws {
         let storage = RecordingStorage()
-        let client = try TestClient(profile: .arculusFIDO21, storage: storage)
+        var profile = CardProfile.arculusFIDO21
+        profile.signatureCounterReservation = 1
+        let client = try TestClient(profile: profile, storage: storage)
         try client.setPIN()
         #expect(storage.saved.last?.pinHash == pinHash(Fixture.pin))
         let made = try client.makeCredential(rk: true, token: try client.token())
@@ -123,6 +126,24 @@ struct PINLockoutTests {
         #expect(storage.saved.last?.signatureCounter == made.authData.counter)
         let assertion = try client.assert(allowList: [made.id])
         #expect(storage.saved.last?.signatureCounter == assertion.authData.counter)
+    }
+
+    @Test("with a reservation of 64 the counter is saved 64 ahead: 63 assertions write nothing, the 64th saves the next ceiling")
+    func counterReservation() throws {
+        let storage = RecordingStorage()
+        let client = try TestClient(profile: .arculusFIDO21, storage: storage)
+        #expect(client.authenticator.profile.signatureCounterReservation == 64)
+        let made = try client.makeCredential()
+        #expect(made.authData.counter == 1)
+        #expect(storage.saved.last?.signatureCounter == 64, "value 1 handed out, 1...64 reserved")
+        let writes = storage.saved.count
+        for expected in UInt32(2)...64 {
+            #expect(try client.assert(allowList: [made.id]).authData.counter == expected)
+        }
+        #expect(storage.saved.count == writes, "assertions within the reservation write nothing")
+        #expect(try client.assert(allowList: [made.id]).authData.counter == 65)
+        #expect(storage.saved.count == writes + 1)
+        #expect(storage.saved.last?.signatureCounter == 128)
     }
 
     @Test("a failed save leaves the card as it was and answers CTAP1_ERR_OTHER")

@@ -122,7 +122,7 @@ struct ChannelTests {
     func cardRemoved() throws {
         let (client, transport) = try Fixture.clientWithPIN()
         transport.removeAfter = transport.sent.count + 1  // the key agreement goes, the token request does not
-        let error = Fixture.error { _ = try client.pinToken(pin: Fixture.pin, permissions: .makeCredential) }
+        let error = Fixture.error { _ = try client.pinToken(pin: Fixture.pin, permissions: .makeCredential, rpID: Fixture.rpID) }
         #expect(error == .transport(.cardRemoved("the test took the card away")))
         #expect(error?.isCardRemoved == true)
         #expect(!transport.card.front.isAppletSelected, "the card lost power")

@@ -42,14 +42,25 @@ struct ClientPINTests {
         let (client, _) = try Fixture.clientWithPIN()
         let error = Fixture.error { try client.changePIN(from: "000000", to: "24681357") }
         #expect(error == .ctap(CTAPError(status: .pinInvalid, command: .clientPIN, subcommand: "changePIN")))
-        _ = try client.pinToken(pin: Fixture.pin, permissions: .getAssertion)
+        _ = try client.pinToken(pin: Fixture.pin, permissions: .getAssertion, rpID: Fixture.rpID)
+    }
+
+    @Test("an mc or ga token without rpID on a CTAP 2.1 card: invalidArgument, nothing sent, no attempt spent",
+          arguments: [TokenPermissions.makeCredential, .getAssertion, [.makeCredential, .credentialManagement]])
+    func tokenNeedsRPID(permissions: TokenPermissions) throws {
+        let (client, transport) = try Fixture.clientWithPIN()
+        let sent = transport.sent.count
+        #expect(Fixture.error { _ = try client.pinToken(pin: Fixture.pin, permissions: permissions) }
+            == .invalidArgument("a token with the makeCredential or getAssertion permission is for one RP: pass rpID"))
+        #expect(transport.sent.count == sent)
+        #expect(try client.pinRetries().retries == 8)
     }
 
     @Test("a card without pinUvAuthToken gets getPinToken (subcommand 5) and a token for mc and ga")
     func getPinToken() throws {
         let (client, transport) = try Fixture.clientWithPIN(try CardProfile.named("arculus-fido2"))
         #expect(!client.info.supportsPermissionTokens)
-        let token = try client.pinToken(pin: Fixture.pin, permissions: .makeCredential, rpID: Fixture.rpID)
+        let token = try client.pinToken(pin: Fixture.pin, permissions: .makeCredential)
         #expect(token.permissions == [.makeCredential, .getAssertion])
         #expect(token.rpID == nil)
         #expect(token.pinProtocol.version == 1)
@@ -65,7 +76,7 @@ struct ClientPINTests {
     func lockout() throws {
         let (client, transport) = try Fixture.clientWithPIN()
         func attempt() -> CTAPStatus? {
-            Fixture.ctapStatus { _ = try client.pinToken(pin: "000000", permissions: .getAssertion) }
+            Fixture.ctapStatus { _ = try client.pinToken(pin: "000000", permissions: .getAssertion, rpID: Fixture.rpID) }
         }
         #expect(attempt() == .pinInvalid)
         #expect(attempt() == .pinInvalid)
@@ -78,16 +89,16 @@ struct ClientPINTests {
         let reopened = try CTAPClient(transport: transport)
         #expect(try reopened.pinRetries() == (5, false))
         func again() -> CTAPStatus? {
-            Fixture.ctapStatus { _ = try reopened.pinToken(pin: "000000", permissions: .getAssertion) }
+            Fixture.ctapStatus { _ = try reopened.pinToken(pin: "000000", permissions: .getAssertion, rpID: Fixture.rpID) }
         }
         #expect(again() == .pinInvalid)
         #expect(again() == .pinInvalid)
         #expect(again() == .pinAuthBlocked)
         try transport.powerCycle()
         let last = try CTAPClient(transport: transport)
-        #expect(Fixture.ctapStatus { _ = try last.pinToken(pin: "000000", permissions: .getAssertion) } == .pinInvalid)
-        #expect(Fixture.ctapStatus { _ = try last.pinToken(pin: "000000", permissions: .getAssertion) } == .pinBlocked)
-        #expect(Fixture.ctapStatus { _ = try last.pinToken(pin: Fixture.pin, permissions: .getAssertion) } == .pinBlocked,
+        #expect(Fixture.ctapStatus { _ = try last.pinToken(pin: "000000", permissions: .getAssertion, rpID: Fixture.rpID) } == .pinInvalid)
+        #expect(Fixture.ctapStatus { _ = try last.pinToken(pin: "000000", permissions: .getAssertion, rpID: Fixture.rpID) } == .pinBlocked)
+        #expect(Fixture.ctapStatus { _ = try last.pinToken(pin: Fixture.pin, permissions: .getAssertion, rpID: Fixture.rpID) } == .pinBlocked,
                 "even the right PIN")
         #expect(try last.pinRetries().retries == 0)
     }
@@ -110,12 +121,12 @@ struct ClientPINTests {
         try client.setPIN(String(repeating: "7", count: 63))
         let (other, _) = try Fixture.client()
         try other.setPIN("ééöö")
-        _ = try other.pinToken(pin: "ééöö", permissions: .getAssertion)
+        _ = try other.pinToken(pin: "ééöö", permissions: .getAssertion, rpID: Fixture.rpID)
     }
 
     @Test("a token without a PIN set: CTAP2_ERR_PIN_NOT_SET")
     func noPIN() throws {
         let (client, _) = try Fixture.client()
-        #expect(Fixture.ctapStatus { _ = try client.pinToken(pin: Fixture.pin, permissions: .getAssertion) } == .pinNotSet)
+        #expect(Fixture.ctapStatus { _ = try client.pinToken(pin: Fixture.pin, permissions: .getAssertion, rpID: Fixture.rpID) } == .pinNotSet)
     }
 }

@@ -58,7 +58,7 @@ struct CredentialManagementTests {
     @Test("a card without credential management: unsupported, nothing sent")
     func unsupported() throws {
         let (client, _) = try Fixture.clientWithPIN(try CardProfile.named("arculus-fido2"))
-        let token = try client.pinToken(pin: Fixture.pin, permissions: .getAssertion)
+        let token = try client.pinToken(pin: Fixture.pin, permissions: .getAssertion, rpID: Fixture.rpID)
         #expect(Fixture.error { try client.deleteCredential(id: [1], token: token) }
             == .unsupported("the card has no credential management (getInfo option credMgmt is absent)"))
     }

@@ -82,11 +82,12 @@ def expect_ctap_error(code, call, *args, **kwargs):
 
 
 def pin_set_and_change(card):
-    """clientPIN: retries on a blank card, setPIN, changePIN, getPinToken with the new PIN."""
+    """clientPIN: retries on a blank card (PIN_NOT_SET), setPIN, changePIN, getPinToken with the
+    new PIN."""
     device = card.device()
     try:
         pin = ClientPin(Ctap2(device))
-        assert pin.get_pin_retries()[0] == 8
+        expect_ctap_error(CtapError.ERR.PIN_NOT_SET, pin.get_pin_retries)
         pin.set_pin(PIN)
         pin.change_pin(PIN, NEW_PIN)
         assert len(pin.get_pin_token(NEW_PIN)) == 32

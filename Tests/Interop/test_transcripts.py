@@ -138,8 +138,9 @@ def test_replay_of_each_fixture_exits_0(arculus_card, scenario):
 def test_replay_of_a_tampered_transcript_exits_1_with_the_report(arculus_card, tmp_path):
     source = next(s for s in fixtures.SCENARIOS if s.name == "pin_set_and_change").file
     lines = source.read_text().splitlines()
-    # The first getPINRetries answer says 8 retries (`... 03 08 ...`): make it say 7.
-    index = next(i for i, line in enumerate(lines) if line.endswith("# authenticatorClientPIN (getPINRetries)"))
+    # The last getPINRetries answer (the first, on the blank card, is PIN_NOT_SET) says 8
+    # retries (`... 03 08 ...`): make it say 7.
+    index = max(i for i, line in enumerate(lines) if line.endswith("# authenticatorClientPIN (getPINRetries)"))
     assert lines[index + 1] == "< 00A2030804F49000"
     lines[index + 1] = "< 00A2030704F49000"
     tampered = tmp_path / "tampered.transcript"

@@ -379,7 +379,12 @@ enum BadInputTable {
         },
         BadInputRow(category: "CTAP misuse", name: "getPINRetries with an unknown key 0x0F (ignored)", expected: .ctapOKWithBody) { c in
             c.select()
+            try c.setPIN()
             return c.ctap(cp, [.int(1): 1, .int(2): 1, .int(0x0F): .bytes([1, 2, 3])])
+        },
+        BadInputRow(category: "CTAP misuse", name: "getPINRetries while no PIN is set", expected: .ctap(.pinNotSet)) { c in
+            c.select()
+            return c.ctap(cp, [.int(1): 1, .int(2): 1])
         },
         BadInputRow(category: "CTAP misuse", name: "getInfo with a CBOR body (it takes none)", expected: .ctap(.invalidLength)) { c in
             c.select()
@@ -516,6 +521,14 @@ enum BadInputTable {
             try c.setPIN()
             var (request, _) = try c.platform.tokenRequest("1234", permissions: 0x01)
             request[int: 9] = 0
+            return c.ctap(cp, request)
+        },
+        BadInputRow(category: "CTAP misuse", name: "mc token without a permissions RP ID (CTAP 2.1 §6.5.5.7)",
+                    expected: .ctap(.missingParameter)) { c in
+            c.select()
+            try c.setPIN()
+            var (request, _) = try c.platform.tokenRequest("1234", permissions: 0x01)
+            request[int: 10] = nil
             return c.ctap(cp, request)
         },
         BadInputRow(category: "CTAP misuse", name: "permission be (bio enrollment), not offered",

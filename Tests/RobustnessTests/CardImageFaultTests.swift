@@ -98,8 +98,10 @@ struct CardImageFaultTests {
         do {
             let card = try VirtualCard(imageAt: path, entropy: .seeded(testSeed))
             let platform = PlatformClient(send: card.ctap2)
-            _ = platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [1], rk: true))
-            _ = platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [2], rk: false))
+            // Two discoverable credentials: two journal records (a non-discoverable one would
+            // write nothing while the signature counter is within its reservation).
+            #expect(platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [1], rk: true)).isOK)
+            #expect(platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [2], rk: true)).isOK)
         }
         var image = try readFile(path)
         let snapshot = PowerLossSession.snapshotRecordLength(image)

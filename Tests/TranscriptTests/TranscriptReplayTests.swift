@@ -222,7 +222,7 @@ struct TranscriptReplayTests {
     @Test("an unknown profile in the headers is a setup error")
     func unknownProfile() throws {
         let transcript = try Transcript.parse("@profile nope\n! power-on\n> 00A4040000\n< 6A82\n")
-        #expect(throws: ReplaySetupError("profile: unknown profile 'nope': use one of arculus-fido21, arculus-fido2 or a path to a profile JSON file")) {
+        #expect(throws: ReplaySetupError("profile: unknown profile 'nope': use one of arculus-fido21, arculus-fido2, ctap-reference or a path to a profile JSON file")) {
             try TranscriptReplay(transcript: transcript).run()
         }
     }

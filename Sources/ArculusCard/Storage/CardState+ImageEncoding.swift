@@ -1,4 +1,5 @@
 import CTAP2
+import CardCrypto
 import CBOR
 import Foundation
 import FIDOWire
@@ -16,6 +17,16 @@ extension CardState {
         map["signatureCounter"] = .unsigned(UInt64(signatureCounter))
         map["nextCredentialSerial"] = .unsigned(nextCredentialSerial)
         map["residentCredentials"] = .array(residentCredentials.map { $0.encoded() })
+        // CTAP 2.1 settings: written only when they differ from a new card's, so that an image
+        // of a card that never used them reads the same as before they existed.
+        if let minPINLength { map["minPINLength"] = .int(minPINLength) }
+        if !minPinLengthRPIDs.isEmpty { map["minPinLengthRPIDs"] = .array(minPinLengthRPIDs.map { .text($0) }) }
+        if forcePINChange { map["forcePINChange"] = .bool(true) }
+        if alwaysUv != (profile.alwaysUv ?? false) { map["alwaysUv"] = .bool(alwaysUv) }
+        if enterpriseAttestationEnabled { map["enterpriseAttestation"] = .bool(true) }
+        if largeBlobArray != Self.emptyLargeBlobArray { map["largeBlobArray"] = .bytes(largeBlobArray) }
+        if let persistentToken { map["persistentToken"] = .bytes(persistentToken) }
+        if credentialStoreVersion != 0 { map["credentialStoreVersion"] = .unsigned(credentialStoreVersion) }
         return CBOREncoder.encode(.map(map))
     }
 
@@ -60,6 +71,41 @@ extension CardState {
         for credential in credentials {
             residentCredentials.append(try ResidentCredential(decoding: credential))
         }
+        try decodeSettings(map)
+    }
+
+    /// The CTAP 2.1 settings, each absent on a card that never changed it.
+    private mutating func decodeSettings(_ map: CBORMap) throws(CardImageError.Reason) {
+        if let value = map[text: "minPINLength"] {
+            guard let length = value.intValue, (4...63).contains(length) else { throw .malformed("minPINLength is not 4...63") }
+            minPINLength = length
+        }
+        if let value = map[text: "minPinLengthRPIDs"] {
+            guard let ids = value.arrayValue?.compactMap(\.textValue), ids.count == value.arrayValue?.count else {
+                throw .malformed("minPinLengthRPIDs is not a list of text")
+            }
+            minPinLengthRPIDs = ids
+        }
+        func flag(_ name: String) throws(CardImageError.Reason) -> Bool? {
+            guard let value = map[text: name] else { return nil }
+            guard let flag = value.boolValue else { throw .malformed("\(name) is not a boolean") }
+            return flag
+        }
+        forcePINChange = try flag("forcePINChange") ?? false
+        alwaysUv = try flag("alwaysUv") ?? alwaysUv
+        enterpriseAttestationEnabled = try flag("enterpriseAttestation") ?? false
+        if let value = map[text: "largeBlobArray"] {
+            guard let array = value.bytesValue, array.count >= 17 else { throw .malformed("largeBlobArray is not a serialized array") }
+            largeBlobArray = array
+        }
+        if let value = map[text: "persistentToken"] {
+            guard let token = value.bytesValue, token.count == 32 else { throw .malformed("persistentToken is not 32 bytes") }
+            persistentToken = token
+        }
+        if let value = map[text: "credentialStoreVersion"] {
+            guard let version = value.uint64Value else { throw .malformed("credentialStoreVersion is not a number") }
+            credentialStoreVersion = version
+        }
     }
 }
 
@@ -76,6 +122,10 @@ extension ResidentCredential {
         map["credProtect"] = .int(Int(credProtect))
         map["hmacSecret"] = .bool(hmacSecret)
         map["serial"] = .unsigned(serial)
+        if algorithm != SignatureAlgorithm.es256.rawValue { map["algorithm"] = .int(algorithm) }
+        if let credBlob { map["credBlob"] = .bytes(credBlob) }
+        if let largeBlobKey { map["largeBlobKey"] = .bytes(largeBlobKey) }
+        if thirdPartyPayment { map["thirdPartyPayment"] = .bool(true) }
         return .map(map)
     }
 
@@ -84,16 +134,26 @@ extension ResidentCredential {
               let id = map[text: "id"]?.bytesValue,
               let rpId = map[text: "rpId"]?.textValue,
               let userId = map[text: "userId"]?.bytesValue,
-              let privateKey = map[text: "privateKey"]?.bytesValue, privateKey.count == 32,
+              let privateKey = map[text: "privateKey"]?.bytesValue,
               let credProtect = map[text: "credProtect"]?.intValue, (1...3).contains(credProtect),
               let hmacSecret = map[text: "hmacSecret"]?.boolValue,
               let serial = map[text: "serial"]?.uint64Value else {
             throw .malformed("a resident credential is incomplete")
         }
+        let algorithmValue = map[text: "algorithm"]?.intValue ?? SignatureAlgorithm.es256.rawValue
+        guard let algorithm = SignatureAlgorithm(rawValue: algorithmValue),
+              (try? CredentialPrivateKey(algorithm: algorithm, privateKeyBytes: privateKey)) != nil else {
+            throw .malformed("a resident credential's key is not a key of algorithm \(algorithmValue)")
+        }
+        let credBlob = map[text: "credBlob"]?.bytesValue
+        let largeBlobKey = map[text: "largeBlobKey"]?.bytesValue
+        guard largeBlobKey == nil || largeBlobKey?.count == 32 else { throw .malformed("a largeBlobKey is not 32 bytes") }
         self.init(id: id, rpId: rpId, rpName: map[text: "rpName"]?.textValue, userId: userId,
                   userName: map[text: "userName"]?.textValue,
-                  userDisplayName: map[text: "userDisplayName"]?.textValue,
-                  privateKey: privateKey, credProtect: UInt8(credProtect), hmacSecret: hmacSecret, serial: serial)
+                  userDisplayName: map[text: "userDisplayName"]?.textValue, algorithm: algorithmValue,
+                  privateKey: privateKey, credProtect: UInt8(credProtect), hmacSecret: hmacSecret, serial: serial,
+                  credBlob: credBlob, largeBlobKey: largeBlobKey,
+                  thirdPartyPayment: map[text: "thirdPartyPayment"]?.boolValue ?? false)
     }
 }
 
@@ -115,6 +175,16 @@ extension CardMutation {
             return ["user", .bytes(id), name.map { .text($0) } ?? .null, displayName.map { .text($0) } ?? .null]
         case .reset(let masterSecret):
             return ["reset", .bytes(masterSecret)]
+        case .setPINPolicy(let minimumLength, let rpIDs, let forcePINChange):
+            return ["pinPolicy", .int(minimumLength), .array(rpIDs.map { .text($0) }), .bool(forcePINChange)]
+        case .setAlwaysUv(let value):
+            return ["alwaysUv", .bool(value)]
+        case .enableEnterpriseAttestation:
+            return ["enterpriseAttestation"]
+        case .setLargeBlobArray(let array):
+            return ["largeBlobs", .bytes(array)]
+        case .setPersistentToken(let token):
+            return ["persistentToken", token.map { .bytes($0) } ?? .null]
         }
     }
 
@@ -150,6 +220,31 @@ extension CardMutation {
         case ("reset", 2):
             guard let secret = fields[1].bytesValue, secret.count == 32 else { break }
             self = .reset(masterSecret: secret)
+            return
+        case ("pinPolicy", 4):
+            guard let length = fields[1].intValue, (4...63).contains(length), let list = fields[2].arrayValue,
+                  let force = fields[3].boolValue else { break }
+            let ids = list.compactMap(\.textValue)
+            guard ids.count == list.count else { break }
+            self = .setPINPolicy(minimumLength: length, rpIDs: ids, forcePINChange: force)
+            return
+        case ("alwaysUv", 2):
+            guard let value = fields[1].boolValue else { break }
+            self = .setAlwaysUv(value)
+            return
+        case ("enterpriseAttestation", 1):
+            self = .enableEnterpriseAttestation
+            return
+        case ("largeBlobs", 2):
+            guard let array = fields[1].bytesValue, array.count >= 17 else { break }
+            self = .setLargeBlobArray(array)
+            return
+        case ("persistentToken", 2):
+            switch fields[1] {
+            case .null: self = .setPersistentToken(nil)
+            case .bytes(let token) where token.count == 32: self = .setPersistentToken(token)
+            default: throw .malformed("journal record 'persistentToken' has the wrong fields")
+            }
             return
         default:
             break

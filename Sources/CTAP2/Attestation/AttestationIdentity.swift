@@ -69,3 +69,37 @@ public struct AttestationIdentity: Sendable {
         )
     }
 }
+
+extension AttestationIdentity {
+    /// The identity for enterprise attestation (CTAP 2.1 §7.1) on `profile`: a key of this card
+    /// model alone — derived from the committed batch key and the AAGUID, so it is the same on
+    /// every run and survives a reset, as a device-bound key on a real card does — and a
+    /// certificate issued by the emulator root whose subject says "Enterprise Attestation" and
+    /// whose serial number identifies the device (the uniquely identifying information an
+    /// enterprise attestation may carry).
+    public static func enterprise(for profile: CardProfile) throws -> AttestationIdentity {
+        let aaguid = try profile.aaguidBytes
+        let root = try X509Certificate(pem: EmulatorAttestationMaterial.rootCertificatePEM)
+        let rootKey = try P256PrivateKey(pemPKCS8: EmulatorAttestationMaterial.rootPrivateKeyPEM)
+        let batchKey = try P256PrivateKey(pemPKCS8: EmulatorAttestationMaterial.batchPrivateKeyPEM)
+        let seed = HKDFSHA256.deriveKey(inputKeyMaterial: batchKey.rawScalar, salt: aaguid,
+                                        info: Array("arculus-emulator enterprise attestation".utf8), outputByteCount: 32)
+        var stream = CardRandom(.seeded(seed))
+        let key = stream.p256Key()
+        let now = Date()
+        let certificate = try X509Certificate.make(
+            subject: [("C", "US"), ("O", "Arculus Card Emulator (not a vendor CA)"),
+                      ("OU", "Enterprise Attestation"), ("CN", String(profile.description.prefix(64))),
+                      ("serialNumber", Hex.string(seed.prefix(8), uppercase: false))],
+            issuer: rootSubject,
+            serialNumber: [0x02] + Array(seed.suffix(15)),
+            notBefore: now.addingTimeInterval(-86_400),
+            notAfter: now.addingTimeInterval(20 * 365 * 86_400),
+            subjectPublicKey: key.publicKey,
+            issuerPrivateKey: rootKey,
+            isCA: false,
+            extraExtensions: [X509Extension(oid: aaguidExtensionOID, critical: false, derValue: [0x04, 0x10] + aaguid)]
+        )
+        return AttestationIdentity(certificate: certificate, privateKey: key, rootCertificate: root)
+    }
+}

@@ -3,11 +3,14 @@ import CardCrypto
 import FIDOWire
 
 extension Authenticator {
-    /// authenticatorClientPIN (CTAP 2.1 §6.5).
+    /// authenticatorClientPIN (CTAP 2.1 §6.5.5; CTAP 2.0 §5.5 on a CTAP 2.0 profile).
     mutating func clientPIN(_ request: ClientPINRequest,
                             changes: inout [CardMutation]) throws(CTAPStatus) -> ClientPINResponse? {
         guard let subcommand = request.subcommand else { throw .invalidSubcommand }
         if subcommand == .getPINRetries {
+            // A card with no PIN has no retries to count: PIN_NOT_SET, as current authenticators
+            // answer and python-fido2's device suite expects (see README, "getPINRetries").
+            guard state.isPINSet else { throw .pinNotSet }
             return ClientPINResponse(pinRetries: state.pinRetries,
                                      powerCycleState: profile.supportsCTAP21 ? session.consecutivePINFailures >= 3 : nil)
         }
@@ -16,7 +19,7 @@ extension Authenticator {
         case .getPINRetries:
             preconditionFailure("answered above")
         case .getKeyAgreement:
-            return ClientPINResponse(keyAgreement: COSEKey.keyAgreement(session.keyAgreementKey.publicKey))
+            return ClientPINResponse(keyAgreement: COSEKey.keyAgreement(keyAgreementKey(pinProtocol).publicKey))
         case .setPIN:
             try setPIN(ClientPINRequest.SetPIN(request), pinProtocol, changes: &changes)
             return nil
@@ -28,26 +31,42 @@ extension Authenticator {
                 throw .invalidParameter
             }
             return try issueToken(ClientPINRequest.PINToken(request), pinProtocol,
-                                  permissions: [.makeCredential, .getAssertion], rpId: nil, changes: &changes)
+                                  permissions: [.makeCredential, .getAssertion], rpId: nil, legacy: true, changes: &changes)
         case .getPinUvAuthTokenUsingPinWithPermissions where profile.pinUvAuthToken:
-            guard let permissions = request.permissions else { throw .missingParameter }
-            guard permissions != 0, permissions <= 0xFF else { throw .invalidParameter }
-            var supported: PINUVAuthPermissions = [.makeCredential, .getAssertion]
-            if profile.credentialManagement { supported.insert(.credentialManagement) }
-            let asked = PINUVAuthPermissions(rawValue: UInt8(permissions))
-            guard asked.isSubset(of: supported) else { throw .unauthorizedPermission }
+            guard let number = request.permissions else { throw .missingParameter }
+            guard number != 0, number <= 0xFF else { throw .invalidParameter }
+            let asked = PINUVAuthPermissions(rawValue: UInt8(number))
+            guard asked.isSubset(of: grantablePermissions) else { throw .unauthorizedPermission }
+            // mc and ga are for one RP, which the platform must name (CTAP 2.1 §6.5.5.7, the
+            // permissions table: RP ID "Required"); absent, it is a missing parameter. Only
+            // getPinToken's token (mc and ga, no RP) is bound by its first use.
+            if !asked.isDisjoint(with: [.makeCredential, .getAssertion]) && request.rpId == nil { throw .missingParameter }
+            // The persistent token is for read-only credential management alone.
+            if asked.contains(.persistentCredentialManagementReadOnly) && asked != .persistentCredentialManagementReadOnly {
+                throw .invalidParameter
+            }
             return try issueToken(ClientPINRequest.PINToken(request), pinProtocol, permissions: asked,
-                                  rpId: request.rpId, changes: &changes)
+                                  rpId: request.rpId, legacy: false, changes: &changes)
         case .getPinUvAuthTokenUsingUvWithPermissions, .getUVRetries, .getPinUvAuthTokenUsingPinWithPermissions:
             // No built-in user verification on this card.
             throw .invalidSubcommand
         }
     }
 
+    /// The permissions this card can grant (the others are UNAUTHORIZED_PERMISSION).
+    private var grantablePermissions: PINUVAuthPermissions {
+        var permissions: PINUVAuthPermissions = [.makeCredential, .getAssertion]
+        if profile.credentialManagement { permissions.insert(.credentialManagement) }
+        if profile.largeBlobs { permissions.insert(.largeBlobWrite) }
+        if profile.authenticatorConfig { permissions.insert(.authenticatorConfig) }
+        if profile.persistentCredentialManagement { permissions.insert(.persistentCredentialManagementReadOnly) }
+        return permissions
+    }
+
     private mutating func setPIN(_ request: ClientPINRequest.SetPIN, _ pinProtocol: PINUVAuthProtocol,
                                  changes: inout [CardMutation]) throws(CTAPStatus) {
         guard !state.isPINSet else { throw .pinAuthInvalid }
-        let sharedSecret = try pinProtocol.sharedSecret(privateKey: session.keyAgreementKey, platformKey: request.keyAgreement)
+        let sharedSecret = try pinProtocol.sharedSecret(privateKey: keyAgreementKey(pinProtocol), platformKey: request.keyAgreement)
         guard pinProtocol.verify(key: sharedSecret, message: request.newPinEnc, signature: request.pinUvAuthParam) else {
             throw .pinAuthInvalid
         }
@@ -58,7 +77,7 @@ extension Authenticator {
     private mutating func changePIN(_ request: ClientPINRequest.ChangePIN, _ pinProtocol: PINUVAuthProtocol,
                                     changes: inout [CardMutation]) throws(CTAPStatus) {
         try checkPINUsable()
-        let sharedSecret = try pinProtocol.sharedSecret(privateKey: session.keyAgreementKey, platformKey: request.keyAgreement)
+        let sharedSecret = try pinProtocol.sharedSecret(privateKey: keyAgreementKey(pinProtocol), platformKey: request.keyAgreement)
         guard pinProtocol.verify(key: sharedSecret, message: request.newPinEnc + request.pinHashEnc,
                                  signature: request.pinUvAuthParam) else {
             throw .pinAuthInvalid
@@ -68,12 +87,12 @@ extension Authenticator {
     }
 
     private mutating func issueToken(_ request: ClientPINRequest.PINToken, _ pinProtocol: PINUVAuthProtocol,
-                                     permissions: PINUVAuthPermissions, rpId: String?,
+                                     permissions: PINUVAuthPermissions, rpId: String?, legacy: Bool,
                                      changes: inout [CardMutation]) throws(CTAPStatus) -> ClientPINResponse? {
         try checkPINUsable()
-        let sharedSecret = try pinProtocol.sharedSecret(privateKey: session.keyAgreementKey, platformKey: request.keyAgreement)
+        let sharedSecret = try pinProtocol.sharedSecret(privateKey: keyAgreementKey(pinProtocol), platformKey: request.keyAgreement)
         beginPINCheck(request.pinHashEnc, sharedSecret: sharedSecret, pinProtocol,
-                      then: .issueToken(permissions: permissions, rpId: rpId), changes: &changes)
+                      then: .issueToken(permissions: permissions, rpId: rpId, legacy: legacy), changes: &changes)
         return nil
     }
 
@@ -96,7 +115,7 @@ extension Authenticator {
     }
 
     /// The PIN check once the decrement is durable: compares, then changes the PIN or issues the
-    /// token. A wrong PIN regenerates the key agreement key and counts a failure in a row.
+    /// token. A wrong PIN regenerates that protocol's key agreement key and counts a failure.
     mutating func resume(_ check: PINCheck) -> CommandOutcome {
         let rollback = CommandOutcome.Rollback(session: session, random: random)
         if let environment = check.environment { running = (.ctap(CTAPCommand.clientPIN.rawValue), environment) }
@@ -117,7 +136,7 @@ extension Authenticator {
         let pinHash = check.pinHashEnc.count == expectedLength
             ? pinProtocol.decrypt(key: check.sharedSecret, ciphertext: check.pinHashEnc) : nil
         guard let pinHash, let stored = state.pinHash, ConstantTime.equals(pinHash, stored) else {
-            session.keyAgreementKey = random.p256Key()
+            session.protocols[pinProtocol]?.keyAgreementKey = random.p256Key()
             session.consecutivePINFailures += 1
             if state.pinRetries == 0 { throw .pinBlocked }
             if session.consecutivePINFailures >= 3 { throw .pinAuthBlocked }
@@ -129,12 +148,30 @@ extension Authenticator {
         case .changePIN(let newPinEnc):
             let pin = try decryptNewPIN(newPinEnc, sharedSecret: check.sharedSecret, pinProtocol)
             changes.append(.setPIN(hash: pin.hash, codePoints: pin.codePoints))
-            session.token = nil
+            if profile.supportsCTAP21 {
+                session.resetTokens(random: &random)
+            } else {
+                session.token.stopUsing()
+            }
             return nil
-        case .issueToken(let permissions, let rpId):
-            let token = PINUVAuthToken(value: random.bytes(32), permissions: permissions, rpId: rpId)
-            session.token = token
-            let encrypted = pinProtocol.encrypt(key: check.sharedSecret, plaintext: token.value, iv: random.bytes(16))
+        case .issueToken(let permissions, let rpId, let legacy):
+            // CTAP 2.1 §6.5.5.7: a PIN that must change first gives no token.
+            if state.forcePINChange { throw .pinInvalid }
+            if permissions == .persistentCredentialManagementReadOnly {
+                let token = random.bytes(32)
+                changes.append(.setPersistentToken(token))
+                let encrypted = pinProtocol.encrypt(key: check.sharedSecret, plaintext: token, iv: random.bytes(16))
+                return ClientPINResponse(pinUvAuthToken: encrypted)
+            }
+            if profile.supportsCTAP21 {
+                session.resetTokens(random: &random)
+            }
+            session.token.beginUsing(userIsPresent: false, at: now)
+            session.token.permissions = permissions
+            session.token.rpId = rpId.map { Array($0.utf8) }
+            session.token.issuedByGetPinToken = legacy
+            guard let value = session.protocols[pinProtocol]?.token else { throw .other }
+            let encrypted = pinProtocol.encrypt(key: check.sharedSecret, plaintext: value, iv: random.bytes(16))
             return ClientPINResponse(pinUvAuthToken: encrypted)
         }
     }
@@ -149,8 +186,10 @@ extension Authenticator {
         return try pinPolicy.checkPadded(padded)
     }
 
-    /// The card's PIN policy.
-    var pinPolicy: PINPolicy { PINPolicy(minimumCodePoints: profile.minPINLength) }
+    /// The card's PIN policy: the minimum setMinPINLength set (or the profile's), the profile's maximum.
+    var pinPolicy: PINPolicy {
+        PINPolicy(minimumCodePoints: state.effectiveMinPINLength, maximumCodePoints: profile.maxPINLength)
+    }
 }
 
 /// A PIN comparison waiting for its retry decrement to be durable (CTAP 2.1 §6.5.5.6, §6.5.5.7).
@@ -158,7 +197,7 @@ struct PINCheck {
     /// What follows a correct PIN.
     enum Next {
         case changePIN(newPinEnc: [UInt8])
-        case issueToken(permissions: PINUVAuthPermissions, rpId: String?)
+        case issueToken(permissions: PINUVAuthPermissions, rpId: String?, legacy: Bool)
     }
 
     let pinHashEnc: [UInt8]

@@ -3,21 +3,35 @@ import CardCrypto
 import FIDOWire
 
 extension Authenticator {
-    /// authenticatorCredentialManagement (CTAP 2.1 §6.8). Authenticated subcommands carry
-    /// pinUvAuthParam = authenticate(token, subCommand ‖ subCommandParams) and need the `cm` permission.
-    mutating func credentialManagement(_ request: CredentialManagementRequest,
+    /// authenticatorCredentialManagement (CTAP 2.1 §6.8), and its FIDO_2_1_PRE form (0x41,
+    /// `preview`: no updateUserInformation). Authenticated subcommands carry pinUvAuthParam =
+    /// authenticate(token, subCommand ‖ subCommandParams) and need the `cm` permission — or, for
+    /// the read-only subcommands, the persistent token (CTAP 2.2 `pcmr`).
+    mutating func credentialManagement(_ request: CredentialManagementRequest, preview: Bool,
                                        changes: inout [CardMutation]) throws(CTAPStatus) -> CredentialManagementResponse? {
-        guard let subcommand = request.subcommand else { throw .invalidSubcommand }
+        guard let subcommand = request.subcommand, !(preview && subcommand == .updateUserInformation) else {
+            throw .invalidSubcommand
+        }
         if subcommand != .enumerateRPsGetNextRP { session.rpEnumeration = nil }
         if subcommand != .enumerateCredentialsGetNextCredential { session.credentialEnumeration = nil }
 
-        var boundRPID: String?
+        var boundRPID: [UInt8]?
+        var readOnly = false
         if !subcommand.continuesEnumeration {
             guard let pinUvAuthParam = request.pinUvAuthParam else { throw .puatRequired }
             let pinProtocol = try self.pinProtocol(request.pinUvAuthProtocol)
-            try verifyToken(pinUvAuthParam, message: request.authenticatedMessage, protocol: pinProtocol,
-                            permission: .credentialManagement, rpId: nil)
-            boundRPID = session.token?.rpId
+            if usesPersistentToken(pinUvAuthParam, message: request.authenticatedMessage, protocol: pinProtocol) {
+                readOnly = true
+            } else {
+                // The preview form (FIDO_2_1_PRE) knew no permissions: a getPinToken token serves.
+                let legacyToken = preview && session.token.issuedByGetPinToken
+                try verifyToken(pinUvAuthParam, message: request.authenticatedMessage, protocol: pinProtocol,
+                                permission: legacyToken ? [] : .credentialManagement, rpId: nil)
+                boundRPID = session.token.rpId
+            }
+            session.enumerationIsReadOnly = readOnly
+        } else {
+            readOnly = session.enumerationIsReadOnly
         }
 
         switch subcommand {
@@ -29,8 +43,8 @@ extension Authenticator {
         case .enumerateRPsBegin:
             guard boundRPID == nil else { throw .pinAuthInvalid }
             var rpIds: [String] = []
-            var seen = Set<String>()
-            for credential in state.residentCredentials where seen.insert(credential.rpId).inserted {
+            var seen = Set<[UInt8]>()
+            for credential in state.residentCredentials where seen.insert(Array(credential.rpId.utf8)).inserted {
                 rpIds.append(credential.rpId)
             }
             guard !rpIds.isEmpty else { throw .noCredentials }
@@ -47,7 +61,7 @@ extension Authenticator {
         case .enumerateCredentialsBegin:
             let rpIdHash = try request.rpIDHash()
             var credentials = memory.rpIdHashes[rpIdHash].map(memory.residentCredentials(rpId:)) ?? []
-            if let boundRPID, SHA256.hash(Array(boundRPID.utf8)) != rpIdHash { throw .pinAuthInvalid }
+            if let boundRPID, SHA256.hash(boundRPID) != rpIdHash { throw .pinAuthInvalid }
             guard !credentials.isEmpty else { throw .noCredentials }
             let first = credentials.removeFirst()
             session.credentialEnumeration = credentials
@@ -60,16 +74,26 @@ extension Authenticator {
             session.credentialEnumeration = remaining.isEmpty ? nil : remaining
             return try credentialEntry(next)
         case .deleteCredential:
+            guard !readOnly else { throw .pinAuthInvalid }
             let credential = try residentCredential(named: request, boundRPID: boundRPID)
             changes.append(.removeCredential(id: credential.id))
             return nil
         case .updateUserInformation:
+            guard !readOnly else { throw .pinAuthInvalid }
             let credential = try residentCredential(named: request, boundRPID: boundRPID)
             let user = try request.user()
             guard user.id == credential.userId else { throw .invalidParameter }
-            changes.append(.updateUser(id: credential.id, name: user.name, displayName: user.displayName))
+            // CTAP 2.1 §6.8.6: a name absent or empty in the request is removed from the credential.
+            changes.append(.updateUser(id: credential.id, name: user.name.flatMap { $0.isEmpty ? nil : $0 },
+                                       displayName: user.displayName.flatMap { $0.isEmpty ? nil : $0 }))
             return nil
         }
+    }
+
+    /// Whether `param` authenticates `message` under the persistent pinUvAuthToken.
+    private func usesPersistentToken(_ param: [UInt8], message: [UInt8], protocol pinProtocol: PINUVAuthProtocol) -> Bool {
+        guard profile.persistentCredentialManagement, let token = state.persistentToken else { return false }
+        return pinProtocol.verify(key: token, message: message, signature: param)
     }
 
     private func rpEntry(_ rpId: String) -> CredentialManagementResponse {
@@ -79,21 +103,20 @@ extension Authenticator {
     }
 
     private mutating func credentialEntry(_ credential: ResidentCredential) throws(CTAPStatus) -> CredentialManagementResponse {
-        let key = try crypto("reading a stored credential key") { () throws -> P256PrivateKey in
-            try P256PrivateKey(rawScalar: credential.privateKey)
-        }
+        let key = try signingKey(id: credential.id, material: credential.contents.key)
         return CredentialManagementResponse(
             user: CredentialUser(id: credential.userId, name: credential.userName, displayName: credential.userDisplayName),
-            credentialID: CredentialDescriptor(id: credential.id), publicKey: COSEKey.es256(key.publicKey),
-            credProtect: Int(credential.credProtect))
+            credentialID: CredentialDescriptor(id: credential.id), publicKey: COSEKey.credential(key.publicKey),
+            credProtect: Int(credential.credProtect), largeBlobKey: credential.largeBlobKey,
+            thirdPartyPayment: profile.offers("thirdPartyPayment") ? credential.thirdPartyPayment : nil)
     }
 
     /// The stored credential named by subCommandParams' credentialId (0x02).
     private func residentCredential(named request: CredentialManagementRequest,
-                                    boundRPID: String?) throws(CTAPStatus) -> ResidentCredential {
+                                    boundRPID: [UInt8]?) throws(CTAPStatus) -> ResidentCredential {
         let id = try request.credentialID().id
         guard let credential = memory.residentCredential(id: id) else { throw .noCredentials }
-        if let boundRPID, credential.rpId != boundRPID { throw .pinAuthInvalid }
+        if let boundRPID, Array(credential.rpId.utf8) != boundRPID { throw .pinAuthInvalid }
         return credential
     }
 }

@@ -24,35 +24,45 @@ struct AssertionRequest: Sendable {
     let userPresent: Bool
     let userVerified: Bool
     let hmacSecret: HMACSecretInput?
+    let extensions: GetAssertionExtensionRequests
 }
 
-/// The decrypted hmac-secret input (CTAP 2.1 §12.5).
-struct HMACSecretInput: Sendable {
-    let pinProtocol: PINUVAuthProtocol
-    let sharedSecret: [UInt8]
-    let salts: [UInt8]
+/// The getAssertion extensions that answer per credential.
+struct GetAssertionExtensionRequests: Sendable {
+    var getCredBlob = false
+    var largeBlobKey = false
+    var thirdPartyPayment = false
 }
 
 extension Authenticator {
     /// How long a getNextAssertion may follow the previous assertion (CTAP 2.1 §6.3).
     static let nextAssertionWindow = Duration.seconds(30)
 
-    /// authenticatorGetAssertion (CTAP 2.1 §6.2).
+    /// authenticatorGetAssertion (CTAP 2.1 §6.2.2; CTAP 2.0 §5.2 on a CTAP 2.0 profile).
     mutating func getAssertion(_ request: GetAssertionRequest,
                                changes: inout [CardMutation]) throws(CTAPStatus) -> GetAssertionResponse {
+        let ctap21 = profile.supportsCTAP21
         let rpId = request.rpId
         if let pinUvAuthParam = request.pinUvAuthParam, pinUvAuthParam.isEmpty { try answerPINProbe() }
         let pinProtocol = request.pinUvAuthParam == nil ? nil : try self.pinProtocol(request.pinUvAuthProtocol)
+
+        // Options: a pinUvAuthParam takes precedence over "uv" (§6.2.2 step 4.2); "rk" is not an
+        // option of getAssertion (CTAP 2.1: unsupported; CTAP 2.0: not valid for the command).
         let options = request.options
-        if options["rk"] != nil { throw .unsupportedOption }
-        // No built-in user verification method on this card.
-        if options["uv"] == true { throw .invalidOption }
+        if options["uv"] == true && request.pinUvAuthParam == nil {
+            throw ctap21 ? .invalidOption : .unsupportedOption
+        }
+        if options["rk"] != nil { throw ctap21 ? .unsupportedOption : .invalidOption }
         let userPresent = options["up"] ?? true
+        if alwaysUvEnabled && userPresent && request.pinUvAuthParam == nil { throw .puatRequired }
 
         var userVerified = false
         if let pinUvAuthParam = request.pinUvAuthParam, let pinProtocol {
+            // A pinUvAuthParam on a card without a PIN: CTAP 2.1 names it PIN_NOT_SET; on CTAP
+            // 2.0 no token exists to verify it with, so it is PIN_AUTH_INVALID.
+            if ctap21 && !state.isPINSet { throw .pinNotSet }
             try verifyToken(pinUvAuthParam, message: request.clientDataHash, protocol: pinProtocol,
-                            permission: .getAssertion, rpId: rpId)
+                            permission: .getAssertion, rpId: rpId, requireUserVerified: true)
             userVerified = true
         }
 
@@ -68,26 +78,28 @@ extension Authenticator {
                 guard let contents = memory.credential(id: descriptor.id, rpIdHash: rpIdHash) else { continue }
                 if contents.credProtect == 3 && !userVerified { continue }
                 let resident = memory.residentCredential(id: descriptor.id)
-                candidates = [AssertionCandidate(id: descriptor.id, contents: contents, resident: resident)]
+                candidates = [AssertionCandidate(id: descriptor.id, contents: resident?.contents ?? contents,
+                                                 resident: resident)]
                 break
             }
         }
         guard !candidates.isEmpty else { throw .noCredentials }
-
-        var hmacSecret: HMACSecretInput?
-        if profile.supportsHMACSecret, let input = request.extensions?[text: "hmac-secret"] {
-            hmacSecret = try decodeHMACSecret(input)
-        }
+        let extensions = try GetAssertionExtensions(request.extensions, profile: profile)
 
         if userPresent {
             guard isUserPresent() else { throw .operationDenied }
             // Only an assertion with user presence uses up the token (CTAP 2.1 §6.2.2 step 9);
             // platforms pre-flight allow lists with up=false and the same token.
-            if request.pinUvAuthParam != nil { consumeTokenPermissions() }
+            if request.pinUvAuthParam != nil { consumeToken() }
         }
 
-        let shared = AssertionRequest(rpIdHash: rpIdHash, clientDataHash: request.clientDataHash,
-                                      userPresent: userPresent, userVerified: userVerified, hmacSecret: hmacSecret)
+        // Extensions are processed once presence was given (§6.2.2 step 10).
+        let hmacSecret = try extensions.hmacSecret.map { input throws(CTAPStatus) in try decodeHMACSecret(input) }
+        let shared = AssertionRequest(
+            rpIdHash: rpIdHash, clientDataHash: request.clientDataHash, userPresent: userPresent,
+            userVerified: userVerified, hmacSecret: hmacSecret,
+            extensions: GetAssertionExtensionRequests(getCredBlob: extensions.getCredBlob, largeBlobKey: extensions.largeBlobKey,
+                                                      thirdPartyPayment: extensions.thirdPartyPayment))
         let first = candidates.removeFirst()
         var response = try assertion(first, request: shared, includeUserDetails: userVerified && !candidates.isEmpty,
                                      changes: &changes)
@@ -113,61 +125,45 @@ extension Authenticator {
         return response
     }
 
-    /// One assertion: the next counter value (made durable before the answer), then a signature
-    /// over authenticatorData ‖ clientDataHash.
+    /// One assertion: the next counter value (made durable ahead, see ``takeSignatureCounter``),
+    /// the extension outputs, then a signature over authenticatorData ‖ clientDataHash.
     private mutating func assertion(_ candidate: AssertionCandidate, request: AssertionRequest,
                                     includeUserDetails: Bool,
                                     changes: inout [CardMutation]) throws(CTAPStatus) -> GetAssertionResponse {
-        let counter = state.signatureCounter &+ 1
-        changes.append(.setSignatureCounter(counter))
+        let counter = takeSignatureCounter(changes: &changes)
         var flags: AuthenticatorData.Flags = []
         if request.userPresent { flags.insert(.userPresent) }
         if request.userVerified { flags.insert(.userVerified) }
-        var extensions: CBORMap?
+        var extensions = CBORMap()
+        if request.extensions.getCredBlob {
+            extensions["credBlob"] = .bytes(candidate.contents.credBlob ?? [])
+        }
         if let input = request.hmacSecret, candidate.contents.hmacSecret {
-            let credRandom = memory.wrapper.credRandom(privateKey: candidate.contents.privateKey,
-                                                       userVerified: request.userVerified)
-            var output = HMACSHA256.authenticate(key: credRandom, data: Array(input.salts[0..<32]))
-            if input.salts.count == 64 {
-                output += HMACSHA256.authenticate(key: credRandom, data: Array(input.salts[32..<64]))
-            }
-            let encrypted = input.pinProtocol.encrypt(key: input.sharedSecret, plaintext: output, iv: random.bytes(16))
-            extensions = ["hmac-secret": .bytes(encrypted)]
+            extensions["hmac-secret"] = .bytes(hmacSecretOutput(input, key: candidate.contents.key,
+                                                                userVerified: request.userVerified))
+        }
+        if request.extensions.thirdPartyPayment {
+            extensions["thirdPartyPayment"] = .bool(candidate.contents.thirdPartyPayment)
         }
         let authenticatorData = AuthenticatorData(rpIdHash: request.rpIdHash, flags: injectedFlags(flags),
-                                                  signatureCounter: counter,
-                                                  attestedCredential: nil, extensions: extensions).bytes
-        let key = try signingKey(id: candidate.id, scalar: candidate.contents.privateKey)
+                                                  signatureCounter: counter, attestedCredential: nil,
+                                                  extensions: extensions.count > 0 ? extensions : nil).bytes
+        let key = try signingKey(id: candidate.id, material: candidate.contents.key)
         let signature = try sign(authenticatorData + request.clientDataHash, with: key)
         return GetAssertionResponse(
             credential: CredentialDescriptor(id: candidate.id), authData: authenticatorData, signature: signature,
-            user: candidate.resident.map { $0.userEntity(includeDetails: includeUserDetails) })
-    }
-
-    /// Parses and decrypts the hmac-secret getAssertion input.
-    private mutating func decodeHMACSecret(_ input: CBORValue) throws(CTAPStatus) -> HMACSecretInput {
-        let input = try RequestMap<HMACSecretInputKey>(value: input)
-        guard let platformKey = input[.keyAgreement] else { throw .missingParameter }
-        let saltEnc = try input.requiredBytes(.saltEnc)
-        let saltAuth = try input.requiredBytes(.saltAuth)
-        let pinProtocol = try self.pinProtocol(try input.unsigned(.pinUvAuthProtocol) ?? 1)
-        let sharedSecret = try pinProtocol.sharedSecret(privateKey: session.keyAgreementKey, platformKey: platformKey)
-        guard pinProtocol.verify(key: sharedSecret, message: saltEnc, signature: saltAuth) else {
-            throw .pinAuthInvalid
-        }
-        guard let salts = pinProtocol.decrypt(key: sharedSecret, ciphertext: saltEnc),
-              salts.count == 32 || salts.count == 64 else {
-            throw .invalidLength
-        }
-        return HMACSecretInput(pinProtocol: pinProtocol, sharedSecret: sharedSecret, salts: salts)
+            user: candidate.resident.map { $0.userEntity(includeDetails: includeUserDetails) },
+            largeBlobKey: request.extensions.largeBlobKey ? candidate.resident?.largeBlobKey : nil)
     }
 }
 
 extension ResidentCredential {
-    /// What a credential ID of this credential would carry.
+    /// What a credential ID of this credential carries, with what the card stores beside it.
     var contents: CredentialWrapper.Contents {
-        CredentialWrapper.Contents(privateKey: privateKey, discoverable: true, hmacSecret: hmacSecret,
-                                   credProtect: credProtect)
+        let algorithm = SignatureAlgorithm(rawValue: self.algorithm) ?? .es256
+        return CredentialWrapper.Contents(key: CredentialKeyMaterial(algorithm: algorithm, privateKeyBytes: privateKey),
+                                          discoverable: true, hmacSecret: hmacSecret, credProtect: credProtect,
+                                          credBlob: credBlob, thirdPartyPayment: thirdPartyPayment)
     }
 
     /// The user entity returned with a discoverable credential: the ID always; name and display

@@ -3,37 +3,67 @@ import CardCrypto
 import FIDOWire
 
 extension Authenticator {
-    /// authenticatorMakeCredential (CTAP 2.1 §6.1), ES256 only.
+    /// authenticatorMakeCredential (CTAP 2.1 §6.1.2; CTAP 2.0 §5.1 on a CTAP 2.0 profile), in the
+    /// specification's order of steps.
     mutating func makeCredential(_ request: MakeCredentialRequest,
                                  changes: inout [CardMutation]) throws(CTAPStatus) -> MakeCredentialResponse {
+        let ctap21 = profile.supportsCTAP21
         let rpId = request.rp.id
         guard request.user.id.count <= 64 else { throw .invalidLength }
-        // This card has no enterprise attestation.
-        if request.enterpriseAttestation != nil { throw .invalidParameter }
 
+        // Steps 1–2: the PIN probe, then the protocol of a pinUvAuthParam.
         if let pinUvAuthParam = request.pinUvAuthParam, pinUvAuthParam.isEmpty { try answerPINProbe() }
         let pinProtocol = request.pinUvAuthParam == nil ? nil : try self.pinProtocol(request.pinUvAuthProtocol)
 
-        guard request.pubKeyCredParams.contains(where: { $0.type == "public-key" && $0.algorithm == -7 }) else {
-            throw .unsupportedAlgorithm
-        }
+        // Step 3: the first of the RP's algorithms the card has.
+        let offered = profile.algorithms
+        guard let algorithm = request.pubKeyCredParams.lazy.compactMap({ parameters -> SignatureAlgorithm? in
+            guard parameters.type == "public-key", offered.contains(parameters.algorithm) else { return nil }
+            return SignatureAlgorithm(rawValue: parameters.algorithm)
+        }).first else { throw .unsupportedAlgorithm }
 
+        // Steps 4–5: options. A pinUvAuthParam takes precedence over "uv" (§6.1.2 step 5.2):
+        // with one, uv is treated as false.
         let options = request.options
         let residentKey = options["rk"] ?? false
+        if options["uv"] == true && request.pinUvAuthParam == nil {
+            // No built-in user verification: CTAP 2.1 calls it invalid, CTAP 2.0 unsupported.
+            throw ctap21 ? .invalidOption : .unsupportedOption
+        }
         if options["up"] == false { throw .invalidOption }
-        // No built-in user verification method on this card.
-        if options["uv"] == true { throw .invalidOption }
 
-        var userVerified = false
-        if let pinUvAuthParam = request.pinUvAuthParam, let pinProtocol {
-            try verifyToken(pinUvAuthParam, message: request.clientDataHash, protocol: pinProtocol,
-                            permission: .makeCredential, rpId: rpId)
-            userVerified = true
-        } else if state.isPINSet {
-            let uvNotRequired = profile.supportsCTAP21 && profile.makeCredUvNotRqd
-            if residentKey || !uvNotRequired { throw .puatRequired }
+        // Steps 6–7: whether a pinUvAuthParam is required.
+        if request.pinUvAuthParam == nil {
+            if alwaysUvEnabled { throw .puatRequired }
+            if isProtectedByUserVerification {
+                let uvNotRequired = ctap21 && profile.makeCredUvNotRqd
+                if residentKey || !uvNotRequired { throw .puatRequired }
+            }
         }
 
+        // Step 9: enterprise attestation (CTAP 2.1 only; a CTAP 2.0 card ignored the member).
+        var enterpriseAttested = false
+        if let requested = request.enterpriseAttestation {
+            guard profile.enterpriseAttestation, state.enterpriseAttestationEnabled, enterpriseAttestation != nil else {
+                throw .invalidParameter
+            }
+            guard case .unsigned(let mode) = requested, mode == 1 || mode == 2 else { throw .invalidOption }
+            // Platform-managed (2): any RP; vendor-facilitated (1): the profile's list.
+            enterpriseAttested = mode == 2 || profile.enterpriseAttestationRPIDs.contains { Array($0.utf8) == Array(rpId.utf8) }
+        }
+
+        // Step 11: the token.
+        var userVerified = false
+        if let pinUvAuthParam = request.pinUvAuthParam, let pinProtocol {
+            // A pinUvAuthParam on a card without a PIN: CTAP 2.1 names it PIN_NOT_SET; on CTAP
+            // 2.0 no token exists to verify it with, so it is PIN_AUTH_INVALID.
+            if ctap21 && !state.isPINSet { throw .pinNotSet }
+            try verifyToken(pinUvAuthParam, message: request.clientDataHash, protocol: pinProtocol,
+                            permission: .makeCredential, rpId: rpId, requireUserVerified: true)
+            userVerified = true
+        }
+
+        // Step 12: the exclude list.
         let rpIdHash = SHA256.hash(Array(rpId.utf8))
         for descriptor in request.excludeList where descriptor.type == "public-key" {
             guard let existing = memory.credential(id: descriptor.id, rpIdHash: rpIdHash) else { continue }
@@ -42,27 +72,13 @@ extension Authenticator {
             throw .credentialExcluded
         }
 
-        var credProtect: UInt8 = 1
-        var hmacSecret = false
-        var extensionOutputs = CBORMap()
-        if let extensions = request.extensions {
-            if profile.supportsCredProtect, let requested = extensions[text: "credProtect"] {
-                guard case .unsigned(let level) = requested else { throw .cborUnexpectedType }
-                if (1...3).contains(level) {
-                    credProtect = UInt8(level)
-                    extensionOutputs["credProtect"] = .unsigned(level)
-                }
-            }
-            if profile.supportsHMACSecret, let requested = extensions[text: "hmac-secret"] {
-                guard case .bool(let wanted) = requested else { throw .cborUnexpectedType }
-                if wanted {
-                    hmacSecret = true
-                    extensionOutputs["hmac-secret"] = true
-                }
-            }
-        }
+        // Extension inputs are read (and type-checked) now, processed after user presence.
+        let extensions = try MakeCredentialExtensions(request.extensions, profile: profile)
+        if extensions.largeBlobKey && !residentKey { throw .invalidOption }
 
+        // Step 14: user presence; then the token is used up.
         guard isUserPresent() else { throw .operationDenied }
+        if request.pinUvAuthParam != nil { consumeToken() }
 
         var replaced: ResidentCredential?
         if residentKey {
@@ -72,53 +88,108 @@ extension Authenticator {
             }
         }
 
-        let privateKey = random.p256Key()
-        let contents = CredentialWrapper.Contents(privateKey: privateKey.rawScalar, discoverable: residentKey,
-                                                  hmacSecret: hmacSecret, credProtect: credProtect)
-        let credentialId = memory.wrapper.wrap(contents, rpIdHash: rpIdHash, iv: random.bytes(16))
+        // Step 15: extensions.
+        var outputs = CBORMap()
+        let credProtect = extensions.credProtect ?? 1
+        if let level = extensions.credProtect { outputs["credProtect"] = .int(Int(level)) }
+        var credBlob: [UInt8]?
+        if let blob = extensions.credBlob {
+            let fits = blob.count <= profile.maxCredBlobLength
+            if fits { credBlob = blob }
+            outputs["credBlob"] = .bool(fits)
+        }
+        if extensions.hmacSecret { outputs["hmac-secret"] = true }
+        if extensions.minPinLength, isAllowedToReadMinPINLength(rpId) {
+            outputs["minPinLength"] = .int(state.effectiveMinPINLength)
+        }
+        if extensions.thirdPartyPayment { outputs["thirdPartyPayment"] = true }
 
-        let counter = state.signatureCounter &+ 1
-        changes.append(.setSignatureCounter(counter))
+        // Steps 16–18: the key and the credential.
+        let seed = random.bytes(32)
+        let material: CredentialKeyMaterial = algorithm == .es256 ? .p256Scalar(p256Scalar(fromSeed: seed)) : .seed(algorithm, seed)
+        let key = try crypto("making a \(algorithm.name) credential key") { () throws -> CredentialPrivateKey in
+            try material.makeKey()
+        }
+        let contents = CredentialWrapper.Contents(key: material, discoverable: residentKey, hmacSecret: extensions.hmacSecret,
+                                                  credProtect: credProtect, credBlob: residentKey ? nil : credBlob,
+                                                  thirdPartyPayment: extensions.thirdPartyPayment && !residentKey)
+        let credentialId = memory.wrapper.wrap(contents, rpIdHash: rpIdHash, iv: random.bytes(16))
+        if extensions.hmacSecret, let input = extensions.hmacSecretMC {
+            // The PRF of the key material later assertions use: a stored credential's own key.
+            let assertionMaterial = residentKey
+                ? CredentialKeyMaterial(algorithm: algorithm, privateKeyBytes: key.privateKeyBytes) : material
+            let decoded = try decodeHMACSecret(input)
+            outputs["hmac-secret-mc"] = .bytes(hmacSecretOutput(decoded, key: assertionMaterial, userVerified: userVerified))
+        }
+        let largeBlobKey = extensions.largeBlobKey ? random.bytes(32) : nil
+
+        let counter = takeSignatureCounter(changes: &changes)
         if residentKey {
             if let replaced { changes.append(.removeCredential(id: replaced.id)) }
             changes.append(.addCredential(ResidentCredential(
                 id: credentialId, rpId: rpId, rpName: request.rp.name, userId: request.user.id,
-                userName: request.user.name, userDisplayName: request.user.displayName,
-                privateKey: contents.privateKey, credProtect: credProtect, hmacSecret: hmacSecret,
-                serial: state.nextCredentialSerial)))
+                userName: request.user.name, userDisplayName: request.user.displayName, algorithm: algorithm.rawValue,
+                privateKey: key.privateKeyBytes, credProtect: credProtect, hmacSecret: extensions.hmacSecret,
+                serial: state.nextCredentialSerial, credBlob: credBlob, largeBlobKey: largeBlobKey,
+                thirdPartyPayment: extensions.thirdPartyPayment)))
         }
-        if request.pinUvAuthParam != nil { consumeTokenPermissions() }
 
         var flags: AuthenticatorData.Flags = [.userPresent, .attestedCredentialData]
         if userVerified { flags.insert(.userVerified) }
         let authenticatorData = AuthenticatorData(
             rpIdHash: rpIdHash, flags: injectedFlags(flags), signatureCounter: counter,
-            attestedCredential: .init(aaguid: aaguid, credentialId: credentialId, publicKey: privateKey.publicKey),
-            extensions: extensionOutputs.count > 0 ? extensionOutputs : nil
+            attestedCredential: .init(aaguid: aaguid, credentialId: credentialId, publicKey: key.publicKey),
+            extensions: outputs.count > 0 ? outputs : nil
         ).bytes
 
         let (format, statement) = try attestationStatement(
-            authenticatorData: authenticatorData, clientDataHash: request.clientDataHash, credentialKey: privateKey)
-        return MakeCredentialResponse(fmt: format, authData: authenticatorData, attStmt: statement)
+            authenticatorData: authenticatorData, clientDataHash: request.clientDataHash, credentialKey: key,
+            enterprise: enterpriseAttested)
+        return MakeCredentialResponse(fmt: format, authData: authenticatorData, attStmt: statement,
+                                      epAtt: enterpriseAttested ? true : nil, largeBlobKey: largeBlobKey)
     }
 
-    /// The attestation statement for the profile's format (WebAuthn §8.2 packed, §8.7 none).
+    /// The attestation statement for the profile's format (WebAuthn §8.2 packed, §8.7 none); an
+    /// enterprise attestation is packed with the card's enterprise certificate.
     private mutating func attestationStatement(authenticatorData: [UInt8], clientDataHash: [UInt8],
-                                               credentialKey: P256PrivateKey) throws(CTAPStatus) -> (String, CBORValue) {
+                                               credentialKey: CredentialPrivateKey,
+                                               enterprise: Bool) throws(CTAPStatus) -> (String, CBORValue) {
         let signed = authenticatorData + clientDataHash
+        if enterprise, let identity = enterpriseAttestation {
+            return try packed(signed, identity: identity)
+        }
         switch profile.attestation {
         case .none:
             return ("none", .map([:]))
         case .self:
             let signature = try sign(signed, with: credentialKey)
-            return ("packed", .map(["alg": .int(-7), "sig": .bytes(signature)]))
+            return ("packed", .map(["alg": .int(credentialKey.algorithm.rawValue), "sig": .bytes(signature)]))
         case .packed:
-            let signature = try sign(signed, with: attestation.privateKey)
-            return ("packed", .map([
-                "alg": .int(-7),
-                "sig": .bytes(signature),
-                "x5c": .array([.bytes(attestation.certificate.der)]),
-            ]))
+            return try packed(signed, identity: attestation)
         }
+    }
+
+    private mutating func packed(_ signed: [UInt8], identity: AttestationIdentity) throws(CTAPStatus) -> (String, CBORValue) {
+        let signature = try sign(signed, with: identity.privateKey)
+        return ("packed", .map([
+            "alg": .int(SignatureAlgorithm.es256.rawValue),
+            "sig": .bytes(signature),
+            "x5c": .array([.bytes(identity.certificate.der)]),
+        ]))
+    }
+
+    /// A P-256 scalar from a 32-byte seed: the seed itself (as the card always drew its keys),
+    /// or, in the rare case it is not a valid scalar, the first valid draw of the seed's stream.
+    func p256Scalar(fromSeed seed: [UInt8]) -> [UInt8] {
+        if (try? P256PrivateKey(rawScalar: seed)) != nil { return seed }
+        var stream = CardRandom(.seeded(seed))
+        return stream.p256Key().rawScalar
+    }
+
+    /// Whether the minPinLength extension may tell `rpId` the minimum PIN length: RP IDs
+    /// setMinPINLength allowed, and the profile's pre-configured ones.
+    func isAllowedToReadMinPINLength(_ rpId: String) -> Bool {
+        let requested = Array(rpId.utf8)
+        return (state.minPinLengthRPIDs + profile.minPinLengthRPIDs).contains { Array($0.utf8) == requested }
     }
 }

@@ -6,17 +6,17 @@ extension Authenticator {
         profile.resetWindowSeconds.map { .nanoseconds(Int64(($0 * 1e9).rounded())) }
     }
 
-    /// authenticatorReset (CTAP 2.1 §6.6): wipes credentials, PIN and retries, replaces the master
-    /// secret (so every non-discoverable credential ID dies too) and all volatile state. Allowed
-    /// only within the profile's window after power-up, with user presence. The signature counter
-    /// keeps counting up so that no relying party ever sees it go backwards.
+    /// authenticatorReset (CTAP 2.1 §6.6): wipes credentials, PIN and retries, the PIN policy,
+    /// alwaysUv, enterprise attestation, the large blobs and the persistent token, replaces the
+    /// master secret (so every non-discoverable credential ID dies too) and all volatile state.
+    /// Allowed only within the profile's window after power-up, with user presence. The signature
+    /// counter keeps counting up so that no relying party ever sees it go backwards.
     mutating func reset(changes: inout [CardMutation]) throws(CTAPStatus) {
         if let window = resetWindow, session.poweredOnAt.duration(to: now) > window {
             throw .notAllowed
         }
         guard isUserPresent() else { throw .operationDenied }
         changes.append(.reset(masterSecret: random.bytes(32)))
-        let poweredOnAt = session.poweredOnAt
-        session = AuthenticatorSession(at: poweredOnAt, random: &random)
+        session = AuthenticatorSession(at: session.poweredOnAt, protocols: profile.pinUvAuthProtocols, random: &random)
     }
 }

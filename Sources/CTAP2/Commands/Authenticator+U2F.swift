@@ -14,6 +14,8 @@ public enum U2FResult: Equatable, Sendable {
 public struct U2FCommandOutcome: Sendable {
     public var result: U2FResult
     public var changes: [CardMutation]
+    /// The signature counter value handed out.
+    var signatureCounter: UInt32? = nil
 }
 
 extension Authenticator {
@@ -25,15 +27,16 @@ extension Authenticator {
                                      in environment: CommandEnvironment) -> U2FCommandOutcome {
         running = (.u2fRegister, environment)
         defer { running = nil }
-        guard profile.supportsU2F, challenge.count == 32, application.count == 32 else { return U2FCommandOutcome(result: .wrongData, changes: []) }
-        guard isUserPresent() else { return U2FCommandOutcome(result: .conditionsNotSatisfied, changes: []) }
+        let refused = { (result: U2FResult) in U2FCommandOutcome(result: result, changes: []) }
+        guard u2fEnabled, challenge.count == 32, application.count == 32 else { return refused(.wrongData) }
+        guard isUserPresent() else { return refused(.conditionsNotSatisfied) }
         let key = random.p256Key()
-        let contents = CredentialWrapper.Contents(privateKey: key.rawScalar, discoverable: false,
+        let contents = CredentialWrapper.Contents(key: .p256Scalar(key.rawScalar), discoverable: false,
                                                   hmacSecret: false, credProtect: 1)
         let keyHandle = memory.wrapper.wrap(contents, rpIdHash: application, iv: random.bytes(16))
         let publicKey = key.publicKey.x962
         let signed = [0x00] + application + challenge + keyHandle + publicKey
-        guard let signature = try? sign(signed, with: attestation.privateKey) else { return U2FCommandOutcome(result: .wrongData, changes: []) }
+        guard let signature = try? sign(signed, with: attestation.privateKey) else { return refused(.wrongData) }
         var response: [UInt8] = [0x05]
         response += publicKey
         response.append(UInt8(keyHandle.count))
@@ -44,14 +47,21 @@ extension Authenticator {
     }
 
     /// U2F AUTHENTICATE with control byte 0x03 (enforce user presence and sign), 0x07 (check
-    /// only) or 0x08 (don't enforce user presence and sign).
+    /// only) or 0x08 (don't enforce user presence and sign). Only ES256 credentials are U2F ones.
     public mutating func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8],
                                          in environment: CommandEnvironment) -> U2FCommandOutcome {
         running = (.u2fAuthenticate, environment)
-        defer { running = nil }
+        defer {
+            running = nil
+            counterInUse = nil
+        }
         let refused = { (result: U2FResult) in U2FCommandOutcome(result: result, changes: []) }
-        guard profile.supportsU2F, challenge.count == 32, application.count == 32 else { return refused(.wrongData) }
-        guard let contents = memory.credential(id: keyHandle, rpIdHash: application) else { return refused(.wrongData) }
+        guard u2fEnabled, challenge.count == 32, application.count == 32 else { return refused(.wrongData) }
+        guard let contents = memory.credential(id: keyHandle, rpIdHash: application),
+              contents.key.algorithm == .es256 else { return refused(.wrongData) }
+        // A credProtect level-3 credential needs user verification, which U2F cannot give: it is
+        // not this card's for U2F, in check-only mode too.
+        if contents.credProtect == 3 { return refused(.wrongData) }
         switch U2FControl(rawValue: control) {
         case .checkOnly:
             return refused(.conditionsNotSatisfied)
@@ -62,17 +72,24 @@ extension Authenticator {
         case nil:
             return refused(.wrongData)
         }
-        // A credProtect level-3 credential needs user verification, which U2F cannot give.
-        if contents.credProtect == 3 { return refused(.wrongData) }
-        guard let key = try? signingKey(id: keyHandle, scalar: contents.privateKey) else { return refused(.wrongData) }
-        let counter = state.signatureCounter &+ 1
+        guard let key = try? signingKey(id: keyHandle, material: contents.key) else { return refused(.wrongData) }
+        var changes: [CardMutation] = []
+        let counter = takeSignatureCounter(changes: &changes)
         let userPresent: UInt8 = injectedFlags(control == U2FControl.enforceUserPresenceAndSign.rawValue ? .userPresent : [])
             .contains(.userPresent) ? 0x01 : 0x00
         let counterBytes: [UInt8] = [UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF),
                                      UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]
         let signed = application + [userPresent] + counterBytes + challenge
         guard let signature = try? sign(signed, with: key) else { return refused(.wrongData) }
-        return U2FCommandOutcome(result: .success([userPresent] + counterBytes + signature),
-                          changes: [.setSignatureCounter(counter)])
+        return U2FCommandOutcome(result: .success([userPresent] + counterBytes + signature), changes: changes,
+                                 signatureCounter: counter)
+    }
+
+    /// Ends a U2F operation whose changes the caller made durable (or could not): its result.
+    public mutating func finish(_ outcome: U2FCommandOutcome, durable: Bool) -> U2FResult {
+        guard durable else { return .wrongData }
+        if !outcome.changes.isEmpty { commit(outcome.changes) }
+        if let counter = outcome.signatureCounter { memory.advanceSignatureCounter(to: counter) }
+        return outcome.result
     }
 }

@@ -21,7 +21,7 @@ extension Authenticator {
 
     /// Forgets the PIN token and the wrong-PIN streak, as a new PIN does.
     public mutating func forgetPINSession() {
-        session.token = nil
+        session.token.stopUsing()
         session.consecutivePINFailures = 0
     }
 
@@ -58,7 +58,7 @@ extension Authenticator {
             throw .invalidCredential("the \(profile.name) profile has no hmac-secret extension")
         }
         let key = seed.privateKey ?? random.p256Key()
-        let contents = CredentialWrapper.Contents(privateKey: key.rawScalar, discoverable: seed.discoverable,
+        let contents = CredentialWrapper.Contents(key: .p256Scalar(key.rawScalar), discoverable: seed.discoverable,
                                                   hmacSecret: seed.hmacSecret, credProtect: seed.credProtect)
         let id = memory.wrapper.wrap(contents, rpIdHash: SHA256.hash(Array(seed.rpId.utf8)), iv: random.bytes(16))
         let record = CredentialRecord(
@@ -89,8 +89,9 @@ extension Authenticator {
     /// The discoverable credentials on the card, oldest first, with their public keys.
     public var credentialRecords: [CredentialRecord] {
         state.residentCredentials.compactMap { credential in
-            // A stored scalar that is not a P-256 key cannot come from a valid image.
-            guard let key = try? P256PrivateKey(rawScalar: credential.privateKey) else { return nil }
+            // Records describe ES256 credentials; a stored scalar that is not a P-256 key cannot
+            // come from a valid image.
+            guard credential.algorithm == SignatureAlgorithm.es256.rawValue, let key = try? P256PrivateKey(rawScalar: credential.privateKey) else { return nil }
             return CredentialRecord(
                 id: credential.id, rpId: credential.rpId, rpName: credential.rpName,
                 user: CredentialUser(id: credential.userId, name: credential.userName, displayName: credential.userDisplayName),
@@ -110,5 +111,9 @@ extension Authenticator {
     /// ``finish(_:durable:)``).
     public mutating func commitChanges(_ changes: [CardMutation]) {
         commit(changes)
+        // A counter a test set is the next one handed out from (no reservation ahead of it).
+        if changes.contains(where: { if case .setSignatureCounter = $0 { true } else { false } }) {
+            memory.resetSignatureCounterToDurable()
+        }
     }
 }

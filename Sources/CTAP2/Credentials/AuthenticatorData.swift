@@ -18,7 +18,7 @@ public struct AuthenticatorData {
     public struct AttestedCredential {
         public var aaguid: [UInt8]
         public var credentialId: [UInt8]
-        public var publicKey: P256PublicKey
+        public var publicKey: CredentialPublicKey
     }
 
     public var rpIdHash: [UInt8]
@@ -41,7 +41,7 @@ public struct AuthenticatorData {
             out += credential.aaguid
             out += [UInt8(credential.credentialId.count >> 8), UInt8(credential.credentialId.count & 0xFF)]
             out += credential.credentialId
-            out += CBOREncoder.encode(COSEKey.es256(credential.publicKey))
+            out += CBOREncoder.encode(COSEKey.credential(credential.publicKey))
         }
         if let extensions {
             out += CBOREncoder.encode(.map(extensions))

@@ -1,23 +1,32 @@
 import CardCrypto
 
 /// The card's non-volatile memory as the authenticator uses it: the stored ``CardState`` and what
-/// derives from it (look-up indexes, the credential-wrapping keys). It changes only through
-/// ``apply(_:)``, which the card model calls once a change is durable; commands never write it.
+/// derives from it (look-up indexes, the credential-wrapping keys), and the signature counter as
+/// handed out. It changes only through ``apply(_:)``, which the card model calls once a change is
+/// durable, and ``advanceSignatureCounter(to:)``; commands never write it.
+///
+/// RP IDs are compared as bytes (their UTF-8), never as Swift strings: `é` and `e` + U+0301 are
+/// different RP IDs to a relying party, and so to the card.
 public struct CardMemory: Sendable {
     /// What the card image holds.
     public private(set) var state: CardState
+    /// The last signature counter value the card handed out. With a reservation it runs up to
+    /// `state.signatureCounter`, which was made durable ahead; after a reopen it starts there,
+    /// so it never repeats a value a client has seen.
+    public private(set) var signatureCounter: UInt32
     /// Wraps and unwraps credential IDs under the master secret.
     private(set) var wrapper: CredentialWrapper
     /// Discoverable credentials by ID → position in `state.residentCredentials`.
     private(set) var residentIndex: [[UInt8]: Int] = [:]
-    /// RP ID → positions of its discoverable credentials, oldest first.
-    private(set) var rpIndex: [String: [Int]] = [:]
+    /// RP ID (UTF-8) → positions of its discoverable credentials, oldest first.
+    private(set) var rpIndex: [[UInt8]: [Int]] = [:]
     /// RP ID hash → RP ID, for credential management look-ups by hash.
     private(set) var rpIdHashes: [[UInt8]: String] = [:]
 
     /// The memory holding `state`.
     public init(state: CardState) {
         self.state = state
+        signatureCounter = state.signatureCounter
         wrapper = CredentialWrapper(masterSecret: state.masterSecret)
         rebuildIndex()
     }
@@ -34,16 +43,30 @@ public struct CardMemory: Sendable {
         case .addCredential(let credential):
             let position = state.residentCredentials.count - 1
             residentIndex[credential.id] = position
-            rpIndex[credential.rpId, default: []].append(position)
+            rpIndex[Array(credential.rpId.utf8), default: []].append(position)
             rpIdHashes[SHA256.hash(Array(credential.rpId.utf8))] = credential.rpId
         case .removeCredential:
             rebuildIndex()
         case .reset:
             wrapper = CredentialWrapper(masterSecret: state.masterSecret)
             rebuildIndex()
-        case .setPIN, .setPINRetries, .setSignatureCounter, .updateUser:
+        case .setSignatureCounter(let ceiling):
+            signatureCounter = min(signatureCounter, ceiling)
+        case .setPIN, .setPINRetries, .updateUser, .setPINPolicy, .setAlwaysUv, .enableEnterpriseAttestation,
+             .setLargeBlobArray, .setPersistentToken:
             break
         }
+    }
+
+    /// Records that the card handed out signature counter value `value` (at most what is durable).
+    mutating func advanceSignatureCounter(to value: UInt32) {
+        precondition(value <= state.signatureCounter, "counter \(value) handed out beyond the durable \(state.signatureCounter)")
+        signatureCounter = value
+    }
+
+    /// Sets the counter handed out to the durable value (a test double setting the counter).
+    mutating func resetSignatureCounterToDurable() {
+        signatureCounter = state.signatureCounter
     }
 
     private mutating func rebuildIndex() {
@@ -53,16 +76,16 @@ public struct CardMemory: Sendable {
         residentIndex.reserveCapacity(state.residentCredentials.count)
         for (position, credential) in state.residentCredentials.enumerated() {
             residentIndex[credential.id] = position
-            rpIndex[credential.rpId, default: []].append(position)
+            rpIndex[Array(credential.rpId.utf8), default: []].append(position)
         }
-        for rpId in rpIndex.keys { rpIdHashes[SHA256.hash(Array(rpId.utf8))] = rpId }
+        for rpId in rpIndex.keys { rpIdHashes[SHA256.hash(rpId)] = String(decoding: rpId, as: UTF8.self) }
     }
 
     // MARK: - Look-ups
 
     /// Discoverable credentials for an RP, most recently created first.
     func residentCredentials(rpId: String) -> [ResidentCredential] {
-        (rpIndex[rpId] ?? []).map { state.residentCredentials[$0] }.sorted { $0.serial > $1.serial }
+        (rpIndex[Array(rpId.utf8)] ?? []).map { state.residentCredentials[$0] }.sorted { $0.serial > $1.serial }
     }
 
     /// The stored discoverable credential with this ID.

@@ -16,10 +16,18 @@ struct AuthenticatorInfo: Sendable, Equatable {
     var transports: [String]?
     /// COSE algorithm identifiers of `public-key` credentials.
     var algorithms: [Int]?
+    var maxSerializedLargeBlobArray: Int? = nil
     var forcePINChange: Bool?
     var minPINLength: Int?
     var firmwareVersion: Int?
+    var maxCredBlobLength: Int? = nil
+    var maxRPIDsForSetMinPINLength: Int? = nil
     var remainingDiscoverableCredentials: Int?
+    /// The device identifier encrypted under the persistent pinUvAuthToken (CTAP 2.2).
+    var encIdentifier: [UInt8]? = nil
+    var maxPINLength: Int? = nil
+    /// The credential store's state encrypted under the persistent pinUvAuthToken (CTAP 2.2).
+    var encCredStoreState: [UInt8]? = nil
 
     /// The value of option `name`, if the card lists it.
     func option(_ name: String) -> Bool? { options.first { $0.name == name }?.value }
@@ -73,9 +81,15 @@ extension AuthenticatorInfo {
             guard case .bool(let flag) = force else { throw .cborUnexpectedType }
             forcePINChange = flag
         }
+        maxSerializedLargeBlobArray = try number(.maxSerializedLargeBlobArray)
         minPINLength = try number(.minPINLength)
         firmwareVersion = try number(.firmwareVersion)
+        maxCredBlobLength = try number(.maxCredBlobLength)
+        maxRPIDsForSetMinPINLength = try number(.maxRPIDsForSetMinPINLength)
         remainingDiscoverableCredentials = try number(.remainingDiscoverableCredentials)
+        encIdentifier = try info.bytes(.encIdentifier)
+        maxPINLength = try number(.maxPINLength)
+        encCredStoreState = try info.bytes(.encCredStoreState)
     }
 
     /// The response body.
@@ -91,10 +105,16 @@ extension AuthenticatorInfo {
         map.set(GetInfoKey.maxCredentialIdLength, maxCredentialIdLength.map { .int($0) })
         map.set(GetInfoKey.transports, transports.map { .array($0.map { .text($0) }) })
         map.set(GetInfoKey.algorithms, algorithms.map { .array($0.map { .map(["alg": .int($0), "type": "public-key"]) }) })
+        map.set(GetInfoKey.maxSerializedLargeBlobArray, maxSerializedLargeBlobArray.map { .int($0) })
         map.set(GetInfoKey.forcePINChange, forcePINChange.map { .bool($0) })
         map.set(GetInfoKey.minPINLength, minPINLength.map { .int($0) })
         map.set(GetInfoKey.firmwareVersion, firmwareVersion.map { .int($0) })
+        map.set(GetInfoKey.maxCredBlobLength, maxCredBlobLength.map { .int($0) })
+        map.set(GetInfoKey.maxRPIDsForSetMinPINLength, maxRPIDsForSetMinPINLength.map { .int($0) })
         map.set(GetInfoKey.remainingDiscoverableCredentials, remainingDiscoverableCredentials.map { .int($0) })
+        map.set(GetInfoKey.encIdentifier, encIdentifier.map { .bytes($0) })
+        map.set(GetInfoKey.maxPINLength, maxPINLength.map { .int($0) })
+        map.set(GetInfoKey.encCredStoreState, encCredStoreState.map { .bytes($0) })
         return .map(map)
     }
 

@@ -7,6 +7,8 @@ struct CredentialManagementRequest: Sendable, Equatable {
     var subCommand: UInt64
     /// subCommandParams: `rpIDHash` (0x01), `credentialID` (0x02), `user` (0x03).
     var subCommandParams: CBORMap?
+    /// subCommandParams as sent (nil for a request built in memory: then it is encoded).
+    var subCommandParamsBytes: [UInt8]? = nil
     var pinUvAuthProtocol: UInt64?
     var pinUvAuthParam: [UInt8]?
 }
@@ -17,6 +19,7 @@ extension CredentialManagementRequest {
         let request = try RequestMap<CredentialManagementKey>(decoding: body)
         subCommand = try request.requiredUnsigned(.subCommand)
         subCommandParams = try request.map(.subCommandParams)
+        subCommandParamsBytes = request.encodedMember(.subCommandParams)
         pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
         pinUvAuthParam = try request.bytes(.pinUvAuthParam)
     }
@@ -26,10 +29,13 @@ extension CredentialManagementRequest {
         CredentialManagementSubcommand(rawValue: Int(clamping: subCommand))
     }
 
-    /// What pinUvAuthParam authenticates: subCommand ‖ subCommandParams (CTAP 2.1 §6.8.2).
+    /// What pinUvAuthParam authenticates: subCommand ‖ subCommandParams as received (CTAP 2.1
+    /// §6.8.2) — not re-encoded, which would differ for a platform that encodes non-canonically.
     var authenticatedMessage: [UInt8] {
         var message: [UInt8] = [UInt8(truncatingIfNeeded: subCommand)]
-        if let subCommandParams { message += CBOREncoder.encode(.map(subCommandParams)) }
+        if let bytes = subCommandParamsBytes ?? subCommandParams.map({ CBOREncoder.encode(.map($0)) }) {
+            message += bytes
+        }
         return message
     }
 

@@ -14,6 +14,8 @@ struct CredentialManagementResponse: Sendable, Equatable {
     var publicKey: CBORValue?
     var totalCredentials: Int?
     var credProtect: Int?
+    var largeBlobKey: [UInt8]? = nil
+    var thirdPartyPayment: Bool? = nil
 }
 
 extension CredentialManagementResponse {
@@ -49,6 +51,8 @@ extension CredentialManagementResponse {
         map.set(CredentialManagementResponseKey.publicKey, publicKey)
         map.set(CredentialManagementResponseKey.totalCredentials, totalCredentials.map { .int($0) })
         map.set(CredentialManagementResponseKey.credProtect, credProtect.map { .int($0) })
+        map.set(CredentialManagementResponseKey.largeBlobKey, largeBlobKey.map { .bytes($0) })
+        map.set(CredentialManagementResponseKey.thirdPartyPayment, thirdPartyPayment.map { .bool($0) })
         return .map(map)
     }
 }

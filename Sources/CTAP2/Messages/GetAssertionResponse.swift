@@ -10,6 +10,8 @@ struct GetAssertionResponse: Sendable, Equatable {
     var user: CredentialUser?
     /// How many credentials answer the request, in the first of several assertions.
     var numberOfCredentials: Int?
+    /// The credential's largeBlobKey, when the largeBlobKey extension asked for it.
+    var largeBlobKey: [UInt8]? = nil
 }
 
 extension GetAssertionResponse {
@@ -32,6 +34,7 @@ extension GetAssertionResponse {
         map.set(GetAssertionResponseKey.signature, .bytes(signature))
         map.set(GetAssertionResponseKey.user, user?.encoded)
         map.set(GetAssertionResponseKey.numberOfCredentials, numberOfCredentials.map { .int($0) })
+        map.set(GetAssertionResponseKey.largeBlobKey, largeBlobKey.map { .bytes($0) })
         return .map(map)
     }
 }

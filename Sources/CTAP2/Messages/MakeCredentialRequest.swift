@@ -19,8 +19,9 @@ struct MakeCredentialRequest: Sendable, Equatable {
 }
 
 extension MakeCredentialRequest {
-    /// Reads the request body (the CBOR after the command byte).
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
+    /// Reads the request body (the CBOR after the command byte). A CTAP 2.0 card (`ctap21`
+    /// false) does not know enterpriseAttestation: it ignores the member, as any unknown one.
+    init(decoding body: ArraySlice<UInt8>, ctap21: Bool = true) throws(CTAPStatus) {
         let request = try RequestMap<MakeCredentialKey>(decoding: body)
         clientDataHash = try request.requiredBytes(.clientDataHash)
         let rp = try request.requiredEntity(.rp)
@@ -33,7 +34,7 @@ extension MakeCredentialRequest {
         pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
         self.rp = try RelyingPartyEntity(decoding: rp)
         self.user = try CredentialUser(decoding: user)
-        enterpriseAttestation = request[.enterpriseAttestation]
+        enterpriseAttestation = ctap21 ? request[.enterpriseAttestation] : nil
         var entries: [CredentialParameters] = []
         entries.reserveCapacity(parameters.count)
         for entry in parameters { entries.append(try CredentialParameters(decoding: entry)) }

@@ -7,6 +7,10 @@ struct MakeCredentialResponse: Sendable, Equatable {
     var fmt: String
     var authData: [UInt8]
     var attStmt: CBORValue
+    /// Whether the attestation is an enterprise attestation.
+    var epAtt: Bool? = nil
+    /// The credential's largeBlobKey, when the largeBlobKey extension asked for one.
+    var largeBlobKey: [UInt8]? = nil
 }
 
 extension MakeCredentialResponse {
@@ -25,6 +29,8 @@ extension MakeCredentialResponse {
         map.set(MakeCredentialResponseKey.fmt, .text(fmt))
         map.set(MakeCredentialResponseKey.authData, .bytes(authData))
         map.set(MakeCredentialResponseKey.attStmt, attStmt)
+        map.set(MakeCredentialResponseKey.epAtt, epAtt.map { .bool($0) })
+        map.set(MakeCredentialResponseKey.largeBlobKey, largeBlobKey.map { .bytes($0) })
         return .map(map)
     }
 }

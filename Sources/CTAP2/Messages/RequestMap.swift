@@ -7,6 +7,8 @@ import FIDOWire
 /// Unknown keys are ignored, as the specification asks.
 struct RequestMap<Key: RawRepresentable> where Key.RawValue == Int {
     let map: CBORMap
+    /// The bytes the map was decoded from, when it came from bytes.
+    private let body: ArraySlice<UInt8>?
 
     /// Decodes a request body (the bytes after the command byte), which must be one CBOR map.
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
@@ -16,13 +18,24 @@ struct RequestMap<Key: RawRepresentable> where Key.RawValue == Int {
         } catch {
             throw CTAPStatus(decodingError: error)
         }
-        try self.init(value: value)
+        guard case .map(let map) = value else { throw .cborUnexpectedType }
+        self.map = map
+        self.body = body
     }
 
     /// A nested integer-keyed map (e.g. subCommandParams).
     init(value: CBORValue) throws(CTAPStatus) {
         guard case .map(let map) = value else { throw .cborUnexpectedType }
         self.map = map
+        body = nil
+    }
+
+    /// Member `key` exactly as it was sent: the bytes a pinUvAuthParam over it covers.
+    func encodedMember(_ key: Key) -> [UInt8]? {
+        guard let body, let members = try? CBORDecoder.mapMembers(body) else {
+            return self[key].map { CBOREncoder.encode($0) }
+        }
+        return members.first { $0.key == .int(key.rawValue) }.map { Array($0.value) }
     }
 
     subscript(key: Key) -> CBORValue? { map[int: key.rawValue] }

@@ -4,10 +4,10 @@ import CardCrypto
 /// binding): it exists from one power-on to the next power-off, and nothing in it is ever written
 /// to the card image.
 public struct AuthenticatorSession: Sendable {
-    /// The PIN/UV auth protocols' key-agreement key (regenerated at power-up and after a wrong PIN).
-    var keyAgreementKey: P256PrivateKey
-    /// The pinUvAuthToken and its permissions, once a PIN was given.
-    var token: PINUVAuthToken?
+    /// Each PIN/UV auth protocol's key-agreement key and pinUvAuthToken (its `initialize()` state).
+    var protocols: [PINUVAuthProtocol: PINUVAuthProtocolState]
+    /// The pinUvAuthToken's state, shared by the protocols (only one token is in use at a time).
+    var token = PINUVAuthTokenState()
     /// Wrong PINs in a row since power-up; three block PIN use until the next power cycle.
     var consecutivePINFailures = 0
     /// What getNextAssertion continues from.
@@ -16,26 +16,66 @@ public struct AuthenticatorSession: Sendable {
     var rpEnumeration: [String]?
     /// The credentials enumerateCredentialsGetNextCredential still has to return.
     var credentialEnumeration: [ResidentCredential]?
+    /// Whether the enumeration in progress was begun with the persistent (read-only) token.
+    var enumerationIsReadOnly = false
+    /// A large-blob array being written in fragments (authenticatorLargeBlobs set).
+    var largeBlobWrite: LargeBlobWrite?
     /// When the card was powered (the reset window counts from here).
     var poweredOnAt: CardInstant
-    /// Credential keys already imported for signing, by credential ID (see `signingKey`).
-    var signingKeys: [[UInt8]: P256PrivateKey] = [:]
+    /// Credential keys already made for signing, by credential ID (see `signingKey`).
+    var signingKeys: [[UInt8]: (material: CredentialKeyMaterial, key: CredentialPrivateKey)] = [:]
 
-    /// A session that starts at `now`, with a new key-agreement key.
-    init(at now: CardInstant, random: inout CardRandom) {
-        keyAgreementKey = random.p256Key()
+    /// A session that starts at `now`: each protocol in `protocols` initialised (a new key
+    /// agreement key, then a new token, protocol 1 before 2).
+    init(at now: CardInstant, protocols numbers: [Int], random: inout CardRandom) {
+        var protocols: [PINUVAuthProtocol: PINUVAuthProtocolState] = [:]
+        for number in numbers.sorted() {
+            guard let pinProtocol = PINUVAuthProtocol(rawValue: number) else { continue }
+            protocols[pinProtocol] = PINUVAuthProtocolState(random: &random)
+        }
+        self.protocols = protocols
         poweredOnAt = now
     }
 
     /// The pieces of volatile state by name, for tests that check a power cycle clears each.
     public var inventory: [(name: String, isInitial: Bool)] {
         [
-            ("pinUvAuthToken", token == nil),
+            ("pinUvAuthToken", !token.inUse),
             ("consecutivePINFailures", consecutivePINFailures == 0),
             ("pendingAssertions", pendingAssertions == nil),
             ("rpEnumeration", rpEnumeration == nil),
             ("credentialEnumeration", credentialEnumeration == nil),
+            ("largeBlobWrite", largeBlobWrite == nil),
             ("signingKeyCache", signingKeys.isEmpty),
         ]
     }
+
+    /// `resetPinUvAuthToken()` for every protocol: new token values, and the token state back to
+    /// its initial values (CTAP 2.1 §6.5.5.7 step "for all pinUvAuthProtocols").
+    mutating func resetTokens(random: inout CardRandom) {
+        for number in protocols.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            protocols[number]?.token = random.bytes(32)
+        }
+        token = PINUVAuthTokenState()
+    }
+}
+
+/// One PIN/UV auth protocol's state (CTAP 2.1 §6.5.4): its key-agreement key and its token value.
+struct PINUVAuthProtocolState: Sendable {
+    var keyAgreementKey: P256PrivateKey
+    var token: [UInt8]
+
+    /// `initialize()`: `regenerate()` then `resetPinUvAuthToken()`.
+    init(random: inout CardRandom) {
+        keyAgreementKey = random.p256Key()
+        token = random.bytes(32)
+    }
+}
+
+/// A serialized large-blob array arriving in fragments (CTAP 2.1 §6.10.2).
+struct LargeBlobWrite: Sendable, Equatable {
+    /// The length announced with the first fragment.
+    var expectedLength: Int
+    /// The bytes so far.
+    var bytes: [UInt8]
 }

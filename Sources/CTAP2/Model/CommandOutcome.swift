@@ -12,6 +12,9 @@ public struct CommandOutcome {
     public var internalFailure: String?
     /// False when an injected fault answered instead of running the command.
     public var ran = true
+    /// The signature counter value the command handed out (within what is durable, or within
+    /// ``changes``), recorded when it finishes.
+    var signatureCounter: UInt32?
     /// The volatile state before the command, restored if the write fails.
     var rollback: Rollback?
     /// A command that goes on once ``changes`` are durable: a PIN check, whose retry decrement

@@ -7,11 +7,14 @@ import CardCrypto
 public struct PINPolicy: Sendable, Equatable {
     /// The minimum length in code points (getInfo `minPINLength`).
     public var minimumCodePoints: Int
+    /// The maximum length in code points (getInfo `maxPINLength`).
+    public var maximumCodePoints: Int
     /// The most bytes of UTF-8 a PIN may have (CTAP: 63, as the padded block is 64).
     public static let maximumBytes = 63
 
-    public init(minimumCodePoints: Int) {
+    public init(minimumCodePoints: Int, maximumCodePoints: Int = 63) {
         self.minimumCodePoints = minimumCodePoints
+        self.maximumCodePoints = maximumCodePoints
     }
 
     /// A PIN that passed the policy: what the card stores of it.
@@ -28,6 +31,7 @@ public struct PINPolicy: Sendable, Equatable {
         case tooLong(bytes: Int)
         case notUTF8
         case tooShort(codePoints: Int, minimum: Int)
+        case tooManyCodePoints(codePoints: Int, maximum: Int)
 
         public var description: String {
             switch self {
@@ -35,7 +39,9 @@ public struct PINPolicy: Sendable, Equatable {
             case .tooLong(let bytes): "it is \(bytes) bytes of UTF-8; at most \(PINPolicy.maximumBytes) fit"
             case .notUTF8: "it is not valid UTF-8"
             case .tooShort(let codePoints, let minimum):
-                "it has \(codePoints) code points; the profile's minimum is \(minimum)"
+                "it has \(codePoints) code points; the card's minimum is \(minimum)"
+            case .tooManyCodePoints(let codePoints, let maximum):
+                "it has \(codePoints) code points; the card's maximum is \(maximum)"
             }
         }
     }
@@ -47,6 +53,7 @@ public struct PINPolicy: Sendable, Equatable {
         guard let text = String(validating: pin, as: UTF8.self) else { throw .notUTF8 }
         let codePoints = text.unicodeScalars.count
         guard codePoints >= minimumCodePoints else { throw .tooShort(codePoints: codePoints, minimum: minimumCodePoints) }
+        guard codePoints <= maximumCodePoints else { throw .tooManyCodePoints(codePoints: codePoints, maximum: maximumCodePoints) }
         return AcceptedPIN(hash: Array(SHA256.hash(pin).prefix(16)), codePoints: codePoints)
     }
 

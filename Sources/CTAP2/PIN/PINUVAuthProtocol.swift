@@ -85,6 +85,30 @@ public enum COSEKey {
         encode(key, algorithm: -7)
     }
 
+    /// A credential public key of any algorithm (RFC 8152 §13, RFC 8230, RFC 8812): EC2
+    /// `{1: 2, 3: alg, -1: crv, -2: x, -3: y}`, OKP `{1: 1, 3: alg, -1: crv, -2: x}`, RSA
+    /// `{1: 3, 3: alg, -1: n, -2: e}`.
+    public static func credential(_ key: CredentialPublicKey) -> CBORValue {
+        var map = CBORMap()
+        map[.int(3)] = .int(key.algorithm.rawValue)
+        switch key.coseKey {
+        case .ec2(let curve, let x, let y):
+            map[.int(1)] = .int(2)
+            map[.int(-1)] = .int(curve.rawValue)
+            map[.int(-2)] = .bytes(x)
+            map[.int(-3)] = .bytes(y)
+        case .okp(let curve, let x):
+            map[.int(1)] = .int(1)
+            map[.int(-1)] = .int(curve.rawValue)
+            map[.int(-2)] = .bytes(x)
+        case .rsa(let n, let e):
+            map[.int(1)] = .int(3)
+            map[.int(-1)] = .bytes(n)
+            map[.int(-2)] = .bytes(e)
+        }
+        return .map(map)
+    }
+
     /// A key-agreement key: `{1: 2, 3: -25, -1: 1, -2: x, -3: y}` (ECDH-ES+HKDF-256).
     public static func keyAgreement(_ key: P256PublicKey) -> CBORValue {
         encode(key, algorithm: -25)

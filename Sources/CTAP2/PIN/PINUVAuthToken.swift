@@ -1,40 +1,36 @@
 import FIDOWire
 
-/// The pinUvAuthToken and its state (CTAP 2.1 §6.5.2.1): permissions and the RP it is bound to.
-struct PINUVAuthToken: Sendable {
-    /// The token bytes (32, for both protocols).
-    var value: [UInt8]
-    var permissions: PINUVAuthPermissions
-    /// The permissions RP ID, bound on first use when the platform did not name one.
-    var rpId: String?
-}
-
 extension Authenticator {
-    /// Checks `pinUvAuthParam` over `message` against the current token, its permission and its
-    /// RP binding; binds the token to `rpId` if it had none. Every failure is PIN_AUTH_INVALID.
+    /// Checks `pinUvAuthParam` over `message` with the token of `pinProtocol` (CTAP 2.1 §6.5.3
+    /// verify), then the token's state: in use, `permission` granted, and — on a CTAP 2.1 card —
+    /// the user-verified flag (when `requireUserVerified`) and the RP binding: a token bound to
+    /// another RP ID fails, an unbound one is bound to `rpId`. Every failure is PIN_AUTH_INVALID.
+    /// A CTAP 2.0 pinToken has no state beyond its value: it is valid until power-off.
     mutating func verifyToken(_ param: [UInt8], message: [UInt8], protocol pinProtocol: PINUVAuthProtocol,
-                              permission: PINUVAuthPermissions, rpId: String?) throws(CTAPStatus) {
-        guard var token = session.token,
-              pinProtocol.verify(key: token.value, message: message, signature: param) else {
+                              permission: PINUVAuthPermissions, rpId: String?,
+                              requireUserVerified: Bool = false) throws(CTAPStatus) {
+        let ctap21 = profile.supportsCTAP21
+        if ctap21 { session.token.observe(at: now) }
+        guard session.token.inUse, let state = session.protocols[pinProtocol],
+              pinProtocol.verify(key: state.token, message: message, signature: param) else {
             throw .pinAuthInvalid
         }
-        guard token.permissions.contains(permission) else { throw .pinAuthInvalid }
+        guard session.token.permissions.contains(permission) else { throw .pinAuthInvalid }
+        guard ctap21 else { return }
         if let rpId {
-            if let bound = token.rpId {
-                guard bound == rpId else { throw .pinAuthInvalid }
-            } else {
-                token.rpId = rpId
-                session.token = token
-            }
+            let requested = Array(rpId.utf8)
+            if let bound = session.token.rpId, bound != requested { throw .pinAuthInvalid }
         }
+        if requireUserVerified && !session.token.userVerified { throw .pinAuthInvalid }
+        if let rpId, session.token.rpId == nil { session.token.rpId = Array(rpId.utf8) }
+        session.token.used = true
     }
 
-    /// After makeCredential/getAssertion used the token, a CTAP 2.1 card keeps only the lbw
-    /// permission; a CTAP 2.0 card's pinToken stays valid until power-off.
-    mutating func consumeTokenPermissions() {
-        guard profile.supportsCTAP21, var token = session.token else { return }
-        token.permissions.formIntersection(.largeBlobWrite)
-        session.token = token
+    /// After makeCredential/getAssertion collected user presence with the token, a CTAP 2.1 card
+    /// clears its flags and keeps only the lbw permission; a CTAP 2.0 pinToken stays valid.
+    mutating func consumeToken() {
+        guard profile.supportsCTAP21 else { return }
+        session.token.consumeAfterUserPresence()
     }
 
     /// Resolves `pinUvAuthProtocol` when a `pinUvAuthParam` is present: absent is
@@ -48,10 +44,27 @@ extension Authenticator {
         return pinProtocol
     }
 
+    /// The key-agreement key of a protocol the profile offers.
+    func keyAgreementKey(_ pinProtocol: PINUVAuthProtocol) -> P256PrivateKey {
+        guard let state = session.protocols[pinProtocol] else {
+            preconditionFailure("protocol \(pinProtocol.rawValue) was resolved but has no state")
+        }
+        return state.keyAgreementKey
+    }
+
     /// The zero-length pinUvAuthParam probe platforms send to make the user pick a card
     /// (CTAP 2.1 §6.1.2 step 1, §6.2.2 step 1).
     mutating func answerPINProbe() throws(CTAPStatus) -> Never {
-        guard isUserPresent() else { throw .operationDenied }
+        guard personIsPresent() else { throw .operationDenied }
         throw memory.state.isPINSet ? .pinInvalid : .pinNotSet
     }
+
+    /// Whether the card is protected by some form of user verification (a PIN; it has no
+    /// built-in UV).
+    var isProtectedByUserVerification: Bool { state.isPINSet }
+
+    /// Whether alwaysUv is on (CTAP 2.1 §7.2.3): the profile has the feature and it is enabled.
+    var alwaysUvEnabled: Bool { profile.alwaysUv != nil && state.alwaysUv }
 }
+
+import CardCrypto

@@ -1,4 +1,4 @@
-/// The two Arculus models in the FIDO metadata (see README, "Card profiles", for which values are
+/// The two Arculus models in the FIDO metadata, and a reference card (see README, "Card profiles", for which values are
 /// published facts and which are assumptions). `Fixtures/profiles/*.json` are these same values as
 /// files; a test keeps the two identical.
 extension CardProfile {
@@ -25,7 +25,7 @@ extension CardProfile {
         selectResponse: "FIDO_2_0",
         atr: "3B8A8001417263756C7573456D7519",
         attestation: .packed
-    )
+    ).reserving(64)
 
     /// "Arculus FIDO2/U2F Key Card": CTAP 2.0 with U2F, PIN/UV auth protocol 1 only.
     public static let arculusFIDO2 = CardProfile(
@@ -50,14 +50,64 @@ extension CardProfile {
         selectResponse: "FIDO_2_0",
         atr: "3B8A8001417263756C7573456D7519",
         attestation: .packed
-    )
+    ).reserving(64)
+
+    /// Not an Arculus card: an emulated reference authenticator with every CTAP 2.1 feature this
+    /// build has, and the CTAP 2.2 ones clients use, for testing a client or a server against the
+    /// whole specification.
+    public static let reference: CardProfile = {
+        var profile = CardProfile(
+            name: "ctap-reference",
+            description: "CTAP 2.1 reference authenticator, every feature on (emulated, not an Arculus model)",
+            aaguid: "801878dc-baf3-4d48-a72c-1b23ed4be363",
+            versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1_PRE", "FIDO_2_1"],
+            extensions: ["credBlob", "credProtect", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "minPinLength",
+                         "thirdPartyPayment"],
+            pinUvAuthProtocols: [2, 1],
+            credentialManagement: true,
+            pinUvAuthToken: true,
+            makeCredUvNotRqd: true,
+            maxMsgSize: 2048,
+            maxCredentialCountInList: 8,
+            maxCredentialIdLength: 256,
+            transports: ["nfc"],
+            algorithms: [-7, -8, -35, -36, -47, -257, -37],
+            firmwareVersion: 0x0100,
+            minPINLength: 4,
+            residentKeyCapacity: 100,
+            resetWindowSeconds: 10,
+            selectResponse: "FIDO_2_0",
+            atr: "3B8A8001417263756C7573456D7519",
+            attestation: .packed)
+        profile.authenticatorConfig = true
+        profile.alwaysUv = false
+        profile.setMinPINLength = true
+        profile.maxRPIDsForSetMinPINLength = 8
+        profile.enterpriseAttestation = true
+        profile.largeBlobs = true
+        profile.maxSerializedLargeBlobArray = 4096
+        profile.maxCredBlobLength = 64
+        profile.credentialManagementPreview = true
+        profile.persistentCredentialManagement = true
+        profile.signatureCounterReservation = 64
+        return profile
+    }()
 
     /// The profiles compiled in, the default first.
-    public static let builtIn: [CardProfile] = [arculusFIDO21, arculusFIDO2]
+    public static let builtIn: [CardProfile] = [arculusFIDO21, arculusFIDO2, reference]
 
     /// The FIDO 2.1 card.
     public static let `default` = arculusFIDO21
 
     /// Names accepted by `named(_:)` without a path.
     public static var builtInNames: [String] { builtIn.map(\.name) }
+}
+
+extension CardProfile {
+    /// This profile with the signature counter made durable `count` ahead.
+    func reserving(_ count: Int) -> CardProfile {
+        var profile = self
+        profile.signatureCounterReservation = count
+        return profile
+    }
 }

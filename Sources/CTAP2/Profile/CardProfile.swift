@@ -13,9 +13,10 @@ public struct CardProfile: Codable, Sendable, Equatable {
     public var description: String
     /// The AAGUID in its canonical textual form (8-4-4-4-12 hex digits).
     public var aaguid: String
-    /// getInfo `versions`, e.g. `["U2F_V2", "FIDO_2_0", "FIDO_2_1"]`.
+    /// getInfo `versions`: of `U2F_V2`, `FIDO_2_0`, `FIDO_2_1_PRE`, `FIDO_2_1`. Without `FIDO_2_1`
+    /// the card behaves as a CTAP 2.0 authenticator.
     public var versions: [String]
-    /// getInfo `extensions` the card implements (of `credProtect`, `hmac-secret`).
+    /// getInfo `extensions` (see ``implementedExtensions``).
     public var extensions: [String]
     /// PIN/UV auth protocols in order of preference (getInfo `pinUvAuthProtocols`).
     public var pinUvAuthProtocols: [Int]
@@ -28,11 +29,12 @@ public struct CardProfile: Codable, Sendable, Equatable {
     public var maxMsgSize: Int
     public var maxCredentialCountInList: Int
     public var maxCredentialIdLength: Int
+    /// getInfo `transports`: `nfc` (the only transport this card has).
     public var transports: [String]
-    /// COSE algorithm identifiers; only -7 (ES256) is implemented.
+    /// COSE algorithm identifiers, in the card's order of preference (see ``implementedAlgorithms``).
     public var algorithms: [Int]
     public var firmwareVersion: Int
-    /// Minimum PIN length in Unicode code points.
+    /// Minimum PIN length in Unicode code points (authenticatorConfig may raise it).
     public var minPINLength: Int
     /// How many discoverable credentials fit on the card.
     public var residentKeyCapacity: Int
@@ -45,11 +47,74 @@ public struct CardProfile: Codable, Sendable, Equatable {
     /// `packed` (x5c batch certificate), `self` or `none`.
     public var attestation: AttestationFormat
 
+    // MARK: Features a card may have (all off unless a profile turns them on)
+
+    /// authenticatorConfig (0x0D) with the `acfg` permission (getInfo option `authnrCfg`).
+    public var authenticatorConfig: Bool = false
+    /// The alwaysUv feature and its state on a new card: nil for no such feature, else the
+    /// initial value of getInfo option `alwaysUv` (toggleAlwaysUv flips it).
+    public var alwaysUv: Bool? = nil
+    /// authenticatorConfig's setMinPINLength (getInfo option `setMinPINLength`).
+    public var setMinPINLength: Bool = false
+    /// How many RP IDs setMinPINLength's minPinLengthRPIDs may name (getInfo 0x10).
+    public var maxRPIDsForSetMinPINLength: Int = 0
+    /// RP IDs the minPinLength extension always answers (a vendor's pre-configured list).
+    public var minPinLengthRPIDs: [String] = []
+    /// The longest PIN in code points (getInfo 0x1D, CTAP 2.2); at most 63.
+    public var maxPINLength: Int = 63
+    /// Enterprise attestation (getInfo option `ep`, initially false; enableEnterpriseAttestation).
+    public var enterpriseAttestation: Bool = false
+    /// RP IDs that get vendor-facilitated enterprise attestation (enterpriseAttestation = 1).
+    public var enterpriseAttestationRPIDs: [String] = []
+    /// authenticatorLargeBlobs (0x0C) and the `lbw` permission (getInfo option `largeBlobs`).
+    public var largeBlobs: Bool = false
+    /// The size of the serialized large-blob array the card keeps (getInfo 0x0B), ≥ 1024.
+    public var maxSerializedLargeBlobArray: Int = 0
+    /// The longest credBlob (getInfo 0x0F), ≥ 32 with the credBlob extension.
+    public var maxCredBlobLength: Int = 0
+    /// authenticatorCredentialManagement as FIDO_2_1_PRE numbers it (0x41, option `credentialMgmtPreview`).
+    public var credentialManagementPreview: Bool = false
+    /// The persistent pinUvAuthToken for read-only credential management (CTAP 2.2 `pcmr`,
+    /// getInfo option `perCredMgmtRO`, encIdentifier and encCredStoreState).
+    public var persistentCredentialManagement: Bool = false
+    /// How far ahead the signature counter is made durable: after a crash the counter jumps
+    /// by at most this much, and an assertion touches the card image once per this many.
+    public var signatureCounterReservation: Int = 1
+
     /// Attestation statement formats the card can produce (WebAuthn §8).
     public enum AttestationFormat: String, Codable, Sendable {
         case packed
         case `self`
         case none
+    }
+
+    /// A profile with every required field; the optional features are off.
+    public init(name: String, description: String, aaguid: String, versions: [String], extensions: [String],
+                pinUvAuthProtocols: [Int], credentialManagement: Bool, pinUvAuthToken: Bool, makeCredUvNotRqd: Bool,
+                maxMsgSize: Int, maxCredentialCountInList: Int, maxCredentialIdLength: Int, transports: [String],
+                algorithms: [Int], firmwareVersion: Int, minPINLength: Int, residentKeyCapacity: Int,
+                resetWindowSeconds: Double?, selectResponse: String, atr: String, attestation: AttestationFormat) {
+        self.name = name
+        self.description = description
+        self.aaguid = aaguid
+        self.versions = versions
+        self.extensions = extensions
+        self.pinUvAuthProtocols = pinUvAuthProtocols
+        self.credentialManagement = credentialManagement
+        self.pinUvAuthToken = pinUvAuthToken
+        self.makeCredUvNotRqd = makeCredUvNotRqd
+        self.maxMsgSize = maxMsgSize
+        self.maxCredentialCountInList = maxCredentialCountInList
+        self.maxCredentialIdLength = maxCredentialIdLength
+        self.transports = transports
+        self.algorithms = algorithms
+        self.firmwareVersion = firmwareVersion
+        self.minPINLength = minPINLength
+        self.residentKeyCapacity = residentKeyCapacity
+        self.resetWindowSeconds = resetWindowSeconds
+        self.selectResponse = selectResponse
+        self.atr = atr
+        self.attestation = attestation
     }
 
     /// The 16 AAGUID bytes.
@@ -81,23 +146,8 @@ public struct CardProfile: Codable, Sendable, Equatable {
     public var supportsU2F: Bool { versions.contains("U2F_V2") }
     public var supportsHMACSecret: Bool { extensions.contains("hmac-secret") }
     public var supportsCredProtect: Bool { extensions.contains("credProtect") }
-
-    /// Checks the values the authenticator relies on, naming the first bad one.
-    public func validate() throws(ProfileError) {
-        _ = try aaguidBytes
-        _ = try atrBytes
-        guard supportsCTAP2 || supportsU2F else { throw .invalid(name, "versions lists no supported protocol") }
-        guard !pinUvAuthProtocols.isEmpty, pinUvAuthProtocols.allSatisfy({ $0 == 1 || $0 == 2 }) else {
-            throw .invalid(name, "pinUvAuthProtocols must list 1 and/or 2")
-        }
-        guard algorithms.contains(-7) else { throw .invalid(name, "algorithms must contain -7 (ES256)") }
-        guard maxMsgSize >= 1024 else { throw .invalid(name, "maxMsgSize must be at least 1024") }
-        guard minPINLength >= 4, minPINLength <= 63 else { throw .invalid(name, "minPINLength must be 4...63") }
-        guard residentKeyCapacity >= 0 else { throw .invalid(name, "residentKeyCapacity must not be negative") }
-        guard selectResponse == "FIDO_2_0" || selectResponse == "U2F_V2" else {
-            throw .invalid(name, "selectResponse must be FIDO_2_0 or U2F_V2")
-        }
-    }
+    /// Whether the card offers extension `name`.
+    public func offers(_ name: String) -> Bool { extensions.contains(name) }
 }
 
 /// A profile that cannot be used, with what is wrong.

@@ -200,8 +200,11 @@ final class PlatformClient {
     }
 
     /// getPinToken (5) when `permissions` is nil, else getPinUvAuthTokenUsingPinWithPermissions (9).
+    /// Like a platform, it names the RP of an mc or ga token: `rpId`, else example.com (a test
+    /// that wants the member absent removes key 10).
     func tokenRequest(_ pin: String, protocol pinProtocol: Int = 1, permissions: UInt64? = nil,
                       rpId: String? = nil) throws -> (CBORMap, PlatformPINSession) {
+        let rpId = rpId ?? ((permissions ?? 0) & 0x03 != 0 ? "example.com" : nil)
         let session = try session(protocol: pinProtocol)
         var request: CBORMap = [.int(1): .int(pinProtocol), .int(2): permissions == nil ? 5 : 9,
                                 .int(3): session.platformKey,

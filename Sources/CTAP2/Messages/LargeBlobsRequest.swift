@@ -1,0 +1,49 @@
+import CBOR
+import CardCrypto
+import FIDOWire
+
+/// authenticatorLargeBlobs' parameters (CTAP 2.1 §6.10.2), read and type-checked.
+struct LargeBlobsRequest: Sendable, Equatable {
+    /// How many bytes to read.
+    var get: UInt64?
+    /// A fragment to write.
+    var set: [UInt8]?
+    var offset: UInt64
+    /// The whole array's length, with the first fragment.
+    var length: UInt64?
+    var pinUvAuthParam: [UInt8]?
+    var pinUvAuthProtocol: UInt64?
+}
+
+extension LargeBlobsRequest {
+    /// Reads the request body (the CBOR after the command byte).
+    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
+        let request = try RequestMap<LargeBlobsKey>(decoding: body)
+        get = try request.unsigned(.get)
+        set = try request.bytes(.set)
+        offset = try request.requiredUnsigned(.offset)
+        length = try request.unsigned(.length)
+        pinUvAuthParam = try request.bytes(.pinUvAuthParam)
+        pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
+    }
+
+    /// What pinUvAuthParam authenticates for a write: 32×0xff ‖ 0x0c 0x00 ‖ uint32LE(offset) ‖
+    /// SHA-256(set) (CTAP 2.1 §6.10.2).
+    func authenticatedMessage(fragment: [UInt8]) -> [UInt8] {
+        let offset = UInt32(truncatingIfNeeded: self.offset)
+        return [UInt8](repeating: 0xFF, count: 32) + [CTAPCommand.largeBlobs.rawValue, 0x00]
+            + [UInt8(offset & 0xFF), UInt8(offset >> 8 & 0xFF), UInt8(offset >> 16 & 0xFF), UInt8(offset >> 24)]
+            + SHA256.hash(fragment)
+    }
+}
+
+/// authenticatorLargeBlobs' answer to a read: the bytes asked for.
+struct LargeBlobsResponse: Sendable, Equatable {
+    var config: [UInt8]
+
+    func encoded() -> CBORValue {
+        var map = CBORMap()
+        map.set(LargeBlobsResponseKey.config, .bytes(config))
+        return .map(map)
+    }
+}
