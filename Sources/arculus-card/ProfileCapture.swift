@@ -17,13 +17,7 @@ struct ProfileCapture {
     /// Takes `info`; `reported` is the same getInfo as the card sent it, for what
     /// ``AuthenticatorInfo`` does not keep (absent members, `algorithms`).
     mutating func apply(_ info: AuthenticatorInfo, reported: CBORMap) throws {
-        func has(_ key: Int, _ name: String) -> Bool {
-            guard reported[int: key] != nil else {
-                fromBase.append(name)
-                return false
-            }
-            return true
-        }
+        func has(_ key: Int, _ name: String) -> Bool { isReported(key, name, in: reported) }
         profile.versions = info.versions
         // An absent extensions member means none, absent options are false (CTAP 2.1 §6.4).
         profile.extensions = try Self.all(info.extensions, reported, 0x02, "extensions")
@@ -49,6 +43,52 @@ struct ProfileCapture {
             profile.residentKeyCapacity = remaining
         } else {
             fromBase.append("residentKeyCapacity")
+        }
+        try applyOptionalFeatures(info, reported: reported)
+    }
+
+    /// Whether getInfo has member `key`; if not, `name` is noted as taken from the base.
+    private mutating func isReported(_ key: Int, _ name: String, in reported: CBORMap) -> Bool {
+        guard reported[int: key] != nil else {
+            fromBase.append(name)
+            return false
+        }
+        return true
+    }
+
+    /// The CTAP 2.1/2.2 features: each on exactly when the card's getInfo says so (an absent
+    /// option is a feature the card lacks), with the limits it reports.
+    private mutating func applyOptionalFeatures(_ info: AuthenticatorInfo, reported: CBORMap) throws {
+        let options = info.options
+        profile.authenticatorConfig = options["authnrCfg"] ?? false
+        profile.alwaysUv = options["alwaysUv"]
+        profile.setMinPINLength = options["setMinPINLength"] ?? false
+        profile.credentialManagementPreview = options["credentialMgmtPreview"] ?? false
+        profile.persistentCredentialManagement = options["perCredMgmtRO"] ?? false
+        profile.enterpriseAttestation = options["ep"] != nil
+        if profile.enterpriseAttestation {
+            fromBase.append("enterpriseAttestationRPIDs")
+        } else {
+            profile.enterpriseAttestationRPIDs = []
+        }
+        profile.largeBlobs = options["largeBlobs"] ?? false
+        // A feature the card has, with a limit it does not report: the base profile's limit.
+        func limit(_ key: Int, _ name: String, when present: Bool, base: Int) throws -> Int {
+            guard present else { return 0 }
+            guard isReported(key, name, in: reported) else { return base }
+            guard let value = reported[int: key]?.intValue else {
+                throw PCSCCommandError("getInfo \(name) (0x\(String(key, radix: 16))) is not an integer")
+            }
+            return value
+        }
+        profile.maxSerializedLargeBlobArray = try limit(0x0B, "maxSerializedLargeBlobArray", when: profile.largeBlobs,
+                                                        base: profile.maxSerializedLargeBlobArray)
+        profile.maxCredBlobLength = try limit(0x0F, "maxCredBlobLength", when: profile.extensions.contains("credBlob"),
+                                              base: profile.maxCredBlobLength)
+        profile.maxRPIDsForSetMinPINLength = try limit(0x10, "maxRPIDsForSetMinPINLength", when: profile.setMinPINLength,
+                                                       base: profile.maxRPIDsForSetMinPINLength)
+        if reported[int: 0x1D] != nil {
+            profile.maxPINLength = try limit(0x1D, "maxPINLength", when: true, base: profile.maxPINLength)
         }
     }
 

@@ -18,10 +18,10 @@ struct CommandDispatchTests {
         #expect(client.send(Command.selection).status == .operationDenied)
     }
 
-    @Test("unknown or unimplemented command bytes → INVALID_COMMAND",
+    @Test("unknown or unimplemented command bytes → INVALID_COMMAND (largeBlobs 0x0C, config 0x0D and the 0x41 preview where the profile has none)",
           arguments: [0x00, 0x03, 0x05, 0x09, 0x0C, 0x0D, 0x40, 0x41, 0x3F, 0xBF, 0xFF] as [UInt8])
     func unknownCommand(command: UInt8) throws {
-        let client = try TestClient()
+        let client = try TestClient(profile: command == 0x0C ? .arculusFIDO2 : .arculusFIDO21)
         #expect(client.sendRaw([command]).status == .invalidCommand)
         #expect(client.sendRaw([command, 0xA0]).status == .invalidCommand)
     }

@@ -10,14 +10,17 @@ struct ExpectedInfo: Sendable, CustomTestStringConvertible {
     let aaguid: String
     let pinUvAuthProtocols: [Int]
     let isCTAP21: Bool
+    let extensions: Set<String>
 
     var testDescription: String { profile.name }
 
     static let all = [
         ExpectedInfo(profile: .arculusFIDO21, versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1"],
-                     aaguid: "3f59672f-20aa-4afe-b6f4-7e5e916b6d98", pinUvAuthProtocols: [2, 1], isCTAP21: true),
+                     aaguid: "3f59672f-20aa-4afe-b6f4-7e5e916b6d98", pinUvAuthProtocols: [2, 1], isCTAP21: true,
+                     extensions: ["credProtect", "hmac-secret", "largeBlobKey"]),
         ExpectedInfo(profile: .arculusFIDO2, versions: ["U2F_V2", "FIDO_2_0"],
-                     aaguid: "9d3df6ba-282f-11ed-a261-0242ac120002", pinUvAuthProtocols: [1], isCTAP21: false),
+                     aaguid: "9d3df6ba-282f-11ed-a261-0242ac120002", pinUvAuthProtocols: [1], isCTAP21: false,
+                     extensions: ["credProtect", "hmac-secret"]),
     ]
 }
 
@@ -29,7 +32,8 @@ struct GetInfoTests {
         let info = try client.getInfo()
         #expect(info[int: 1] == .array(expected.versions.map { .text($0) }))
         let extensions = try #require(info[int: 2]?.arrayValue)
-        #expect(Set(extensions) == ["credProtect", "hmac-secret"])
+        #expect(Set(extensions.compactMap(\.textValue)) == expected.extensions)
+        #expect(extensions.count == expected.extensions.count)
         #expect(info[int: 3] == .bytes(try aaguidBytes(expected.aaguid)))
         #expect(info[int: 5]?.intValue.map { $0 >= 1024 } == true, "maxMsgSize is at least 1024 (CTAP 2.1 §6.4)")
         #expect(info[int: 6] == .array(expected.pinUvAuthProtocols.map { .int($0) }))

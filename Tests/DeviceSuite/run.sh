@@ -24,6 +24,7 @@
 #      back (control socket ops remove / insert); touch is a no-op for an NFC card.
 #   4. Runs the suite with pytest:
 #        --reader "Virtual PCD 00 00" --controller http://127.0.0.1:CPORT --pico-port 0
+#      (and --ep-rp-id with the first of the profile's enterpriseAttestationRPIDs, if any)
 #      and prints passed / failed / errors / skipped / deselected per profile.
 #
 # Exit status: 0 when every profile ran with no failure and no error; 1 when any profile had
@@ -225,6 +226,13 @@ for profile in "${profiles[@]}"; do
     fi
     cport="$(cat "$work/controller.port")"
 
+    # A profile with a vendor-facilitated enterprise attestation list names its first RP ID to
+    # the suite (its own --ep-rp-id option), so test_config.py::test_ep_vendor runs.
+    ep_args=()
+    ep_rp_id="$("$card_bin" profile show "$profile" | python3 -c \
+        'import json, sys; ids = json.load(sys.stdin).get("enterpriseAttestationRPIDs") or []; print(ids[0] if ids else "")')"
+    [[ -z "$ep_rp_id" ]] || ep_args=(--ep-rp-id "$ep_rp_id")
+
     # The suite. -c /dev/null: no ini file from anywhere (this repository, a parent directory)
     # can add options. That alone would make pytest take its rootdir from the argument
     # (tests/device), so --rootdir and --confcutdir put it back at the extracted sdist root:
@@ -237,7 +245,7 @@ for profile in "${profiles[@]}"; do
     (cd "$suite" && PYTHONDONTWRITEBYTECODE=1 timeout --signal=INT --kill-after=30 "$timeout_s" \
         python3 -m pytest -v -rA -c /dev/null --rootdir "$suite" --confcutdir "$suite" \
         -p no:cacheprovider tests/device \
-        --reader "$reader" --controller "http://127.0.0.1:$cport" --pico-port 0 \
+        --reader "$reader" --controller "http://127.0.0.1:$cport" --pico-port 0 "${ep_args[@]}" \
         --junitxml "$junit" "${pytest_extra[@]}") >"$work/pytest.txt" 2>&1
     status=$?
     set -e

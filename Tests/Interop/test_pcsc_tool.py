@@ -21,6 +21,12 @@ def fido2_card(request, pcsc_reader, tmp_path):
     yield from _serve(request, pcsc_reader, tmp_path, ["--profile", "arculus-fido2"])
 
 
+@pytest.fixture
+def reference_card(request, pcsc_reader, tmp_path):
+    """A fresh card of the reference profile, every CTAP 2.1 feature on."""
+    yield from _serve(request, pcsc_reader, tmp_path, ["--profile", "ctap-reference"])
+
+
 def tool(*arguments: str, check: bool = True) -> subprocess.CompletedProcess:
     result = subprocess.run([str(_binary()), *arguments], capture_output=True, text=True, timeout=60)
     if check:
@@ -40,6 +46,10 @@ REPORTED_BY_EVERY_CARD = [
 ]
 # What only CTAP 2.1 cards report (getInfo members 0x09 and up).
 REPORTED_BY_CTAP21_CARDS = ["transports", "algorithms", "minPINLength", "firmwareVersion", "residentKeyCapacity"]
+# The optional CTAP 2.1/2.2 features, each an option or member a card reports when it has it.
+FEATURES = ["authenticatorConfig", "alwaysUv", "setMinPINLength", "maxRPIDsForSetMinPINLength",
+            "enterpriseAttestation", "largeBlobs", "maxSerializedLargeBlobArray", "maxCredBlobLength",
+            "credentialManagementPreview", "persistentCredentialManagement"]
 
 
 @pytest.mark.parametrize("base", ["arculus-fido21", "arculus-fido2"])
@@ -52,6 +62,9 @@ def test_capture_profile_of_the_ctap20_card(fido2_card, tmp_path, base):
     base_profile = built_in_profile(base)
     for field in REPORTED_BY_EVERY_CARD:
         assert captured[field] == served[field], field
+    # Features the card does not announce are off, whatever the base has.
+    for field in FEATURES:
+        assert captured.get(field) == served.get(field), field
     # A CTAP 2.0 card does not report these: they come from --base, and the tool says so.
     for field in REPORTED_BY_CTAP21_CARDS:
         assert captured[field] == base_profile[field], field
@@ -75,6 +88,21 @@ def test_capture_profile_of_the_ctap21_card(card, tmp_path):
     for field in REPORTED_BY_EVERY_CARD + REPORTED_BY_CTAP21_CARDS:
         assert captured[field] == served[field], field
     assert captured["name"] == "captured-3f59672f"
+    for field in FEATURES:
+        assert captured.get(field) == served.get(field), field
+
+
+def test_capture_profile_of_the_reference_card_keeps_every_feature(reference_card, tmp_path):
+    output = tmp_path / "captured.json"
+    result = tool("pcsc", "capture-profile", "--reader", reference_card.reader, "--wait", "10",
+                  "--base", "arculus-fido2", "--output", str(output))
+    captured = json.loads(output.read_text())
+    served = built_in_profile("ctap-reference")
+    for field in REPORTED_BY_EVERY_CARD + REPORTED_BY_CTAP21_CARDS + FEATURES:
+        assert captured.get(field) == served.get(field), field
+    # The vendor-facilitated enterprise attestation list is not in getInfo: from the base.
+    assert captured["enterpriseAttestationRPIDs"] == built_in_profile("arculus-fido2")["enterpriseAttestationRPIDs"]
+    assert "enterpriseAttestationRPIDs" in result.stderr
 
 
 def test_list_shows_the_card_and_its_atr(fido2_card):

@@ -394,7 +394,12 @@ enum BadInputTable {
             c.select()
             return c.ctap([0x42, 0xA0])
         },
-        BadInputRow(category: "CTAP misuse", name: "largeBlobs (0x0C), not offered", expected: .ctap(.invalidCommand)) { c in
+        BadInputRow(category: "CTAP misuse", name: "largeBlobs (0x0C), not offered (CTAP 2.0 card)", expected: .ctap(.invalidCommand),
+                    profile: .arculusFIDO2) { c in
+            c.select()
+            return c.ctap([0x0C, 0xA1, 0x01, 0x10])
+        },
+        BadInputRow(category: "CTAP misuse", name: "largeBlobs get without offset → MISSING_PARAMETER", expected: .ctap(.missingParameter)) { c in
             c.select()
             return c.ctap([0x0C, 0xA1, 0x01, 0x10])
         },

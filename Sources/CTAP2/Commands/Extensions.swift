@@ -62,7 +62,9 @@ struct GetAssertionExtensions {
             guard case .map = input else { throw .cborUnexpectedType }
             hmacSecret = input
         }
-        if profile.offers("credBlob"), let requested = extensions[text: "getCredBlob"] {
+        // getAssertion's input is `"credBlob": true` (CTAP 2.1 §12.2; "getCredBlob" is the
+        // WebAuthn client's name for it).
+        if profile.offers("credBlob"), let requested = extensions[text: "credBlob"] {
             guard case .bool(let wanted) = requested else { throw .cborUnexpectedType }
             getCredBlob = wanted
         }

@@ -2,30 +2,37 @@
 /// published facts and which are assumptions). `Fixtures/profiles/*.json` are these same values as
 /// files; a test keeps the two identical.
 extension CardProfile {
-    /// "Arculus FIDO 2.1 Key Card [P71]": CTAP 2.1, PIN/UV auth protocols 2 and 1, credential management.
-    public static let arculusFIDO21 = CardProfile(
-        name: "arculus-fido21",
-        description: "Arculus FIDO 2.1 Key Card [P71] (emulated)",
-        aaguid: "3f59672f-20aa-4afe-b6f4-7e5e916b6d98",
-        versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1"],
-        extensions: ["credProtect", "hmac-secret"],
-        pinUvAuthProtocols: [2, 1],
-        credentialManagement: true,
-        pinUvAuthToken: true,
-        makeCredUvNotRqd: true,
-        maxMsgSize: 2048,
-        maxCredentialCountInList: 8,
-        maxCredentialIdLength: 128,
-        transports: ["nfc"],
-        algorithms: [-7],
-        firmwareVersion: 0x0201,
-        minPINLength: 4,
-        residentKeyCapacity: 50,
-        resetWindowSeconds: 10,
-        selectResponse: "FIDO_2_0",
-        atr: "3B8A8001417263756C7573456D7519",
-        attestation: .packed
-    ).reserving(64)
+    /// "Arculus FIDO 2.1 Key Card [P71]": CTAP 2.1, PIN/UV auth protocols 2 and 1, credential
+    /// management, and — an assumption, see README "Card profiles" — large blobs (1 KiB, the
+    /// minimum CTAP 2.1 allows) with the largeBlobKey extension.
+    public static let arculusFIDO21: CardProfile = {
+        var profile = CardProfile(
+            name: "arculus-fido21",
+            description: "Arculus FIDO 2.1 Key Card [P71] (emulated)",
+            aaguid: "3f59672f-20aa-4afe-b6f4-7e5e916b6d98",
+            versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1"],
+            extensions: ["credProtect", "hmac-secret", "largeBlobKey"],
+            pinUvAuthProtocols: [2, 1],
+            credentialManagement: true,
+            pinUvAuthToken: true,
+            makeCredUvNotRqd: true,
+            maxMsgSize: 2048,
+            maxCredentialCountInList: 8,
+            maxCredentialIdLength: 128,
+            transports: ["nfc"],
+            algorithms: [-7],
+            firmwareVersion: 0x0201,
+            minPINLength: 4,
+            residentKeyCapacity: 50,
+            resetWindowSeconds: 10,
+            selectResponse: "FIDO_2_0",
+            atr: "3B8A8001417263756C7573456D7519",
+            attestation: .packed)
+        profile.largeBlobs = true
+        profile.maxSerializedLargeBlobArray = 1024
+        profile.signatureCounterReservation = 64
+        return profile
+    }()
 
     /// "Arculus FIDO2/U2F Key Card": CTAP 2.0 with U2F, PIN/UV auth protocol 1 only.
     public static let arculusFIDO2 = CardProfile(
@@ -84,6 +91,7 @@ extension CardProfile {
         profile.setMinPINLength = true
         profile.maxRPIDsForSetMinPINLength = 8
         profile.enterpriseAttestation = true
+        profile.enterpriseAttestationRPIDs = ["enterprise.example"]
         profile.largeBlobs = true
         profile.maxSerializedLargeBlobArray = 4096
         profile.maxCredBlobLength = 64
