@@ -112,6 +112,11 @@ class ServedCard:
         except OSError:
             return ""
 
+    def presences(self) -> int:
+        """How many times the card has come onto the reader so far (1 after the start)."""
+        with self._present_lock:
+            return self._present
+
     def wait_present(self, count: int, timeout: float = 10.0):
         with self._present_lock:
             if not self._present_lock.wait_for(lambda: self._present >= count, timeout):
