@@ -172,14 +172,12 @@ struct PowerCycleTests {
             try row.card.select()
             #expect(try row.card.send(.getNextAssertion).status == .notAllowed)
             #expect(try control.send(.getNextAssertion).status == .ok)
-        case .rpEnumeration:
+        case .rpEnumeration, .credentialEnumeration:
+            let next: CredentialManagementSubcommand =
+                piece == .rpEnumeration ? .enumerateRPsGetNextRP : .enumerateCredentialsGetNextCredential
             try row.card.select()
-            #expect(try row.card.credentialManagement(.enumerateRPsGetNextRP).status == .notAllowed)
-            #expect(try control.credentialManagement(.enumerateRPsGetNextRP).status == .ok)
-        case .credentialEnumeration:
-            try row.card.select()
-            #expect(try row.card.credentialManagement(.enumerateCredentialsGetNextCredential).status == .notAllowed)
-            #expect(try control.credentialManagement(.enumerateCredentialsGetNextCredential).status == .ok)
+            #expect(try row.card.credentialManagement(next).status == .notAllowed)
+            #expect(try control.credentialManagement(next).status == .ok)
         case .signingKeyCache:
             // The cache is only a cache: the key is imported again and the assertion made.
             try row.card.select()

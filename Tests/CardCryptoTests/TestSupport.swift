@@ -73,20 +73,13 @@ func expectOpenSSLFailure(_ function: String, code: UInt, sourceLocation: Source
     #expect(error?.openSSLCode == code, "\(String(describing: error))", sourceLocation: sourceLocation)
 }
 
-/// OpenSSL 3 error codes the tests expect.
+/// OpenSSL 3 error codes the tests expect (library and reason, as `ERR_get_error` packs them).
 enum OpenSSLCode {
-    /// EC: point is not on curve.
-    static let pointNotOnCurve: UInt = 0x0800_006B
-    /// EC: invalid encoding (a coordinate not below p).
-    static let invalidEncoding: UInt = 0x0800_0066
-    /// ASN.1: too long (DER cut short).
-    static let asn1TooLong: UInt = 0x0680_009B
-    /// ASN.1: first num too large (a malformed OID).
-    static let asn1FirstNumTooLarge: UInt = 0x0680_007A
-    /// PEM: no start line.
-    static let pemNoStartLine: UInt = 0x0480_006C
-    /// DECODER: unsupported.
-    static let decoderUnsupported: UInt = 0x1E08_010C
-    /// OBJ: unknown object name.
-    static let unknownObjectName: UInt = 0x0400_0067
+    static let pointNotOnCurve: UInt = 0x0800_006B       // EC: point is not on curve
+    static let invalidEncoding: UInt = 0x0800_0066       // EC: invalid encoding (a coordinate not below p)
+    static let asn1TooLong: UInt = 0x0680_009B           // ASN.1: too long (DER cut short)
+    static let asn1FirstNumTooLarge: UInt = 0x0680_007A  // ASN.1: first num too large (a malformed OID)
+    static let pemNoStartLine: UInt = 0x0480_006C        // PEM: no start line
+    static let decoderUnsupported: UInt = 0x1E08_010C    // DECODER: unsupported
+    static let unknownObjectName: UInt = 0x0400_0067     // OBJ: unknown object name
 }

@@ -140,8 +140,9 @@ class ServedCard:
                 raise AssertionError(f"python-fido2 never found the card in {self.reader}:\n{self.stderr()}")
             time.sleep(0.1)
 
-    def connection(self, timeout: float = 10.0):
-        """A raw pyscard connection to the card, once pcscd has noticed it."""
+    def connection(self, timeout: float = 10.0, disposition: int | None = None):
+        """A raw pyscard connection to the card, once pcscd has noticed it. `disposition` is what
+        disconnecting does to the card (pyscard's default: SCARD_UNPOWER_CARD)."""
         from smartcard.Exceptions import CardConnectionException, NoCardException
         from smartcard.System import readers
 
@@ -151,7 +152,7 @@ class ServedCard:
             if reader is not None:
                 connection = reader.createConnection()
                 try:
-                    connection.connect()
+                    connection.connect(disposition=disposition)
                     return connection
                 except (NoCardException, CardConnectionException):
                     pass

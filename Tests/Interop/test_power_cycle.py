@@ -7,7 +7,7 @@ lifted, getNextAssertion answers NOT_ALLOWED, GET RESPONSE and NFCCTAP_MSG answe
 is no longer refused as inside a chain, getKeyAgreement answers a new key.
 
 Every connection here leaves the card powered when it ends (SCARD_LEAVE_CARD; pyscard's default
-unpowers it, which is a power cycle of its own), so the tap is the only power cycle. Each test
+unpowers it, a power cycle of its own), so the tap is the only power cycle. Each test
 first shows the state surviving a disconnect and a new connection without a tap, so the check
 after the tap could fail."""
 
@@ -17,7 +17,6 @@ import hashlib
 import json
 import socket
 import subprocess
-import time
 
 import pytest
 from fido2.cose import ES256
@@ -25,9 +24,7 @@ from fido2.ctap import CtapError
 from fido2.ctap2 import Ctap2
 from fido2.ctap2.pin import ClientPin, PinProtocolV2
 from fido2.pcsc import CtapPcscDevice
-from smartcard.Exceptions import CardConnectionException, NoCardException
 from smartcard.scard import SCARD_LEAVE_CARD
-from smartcard.System import readers
 
 from conftest import _binary, _serve, _unavailable, _wait_insertion_seen
 
@@ -86,39 +83,27 @@ def tapped(request, pcsc_reader, tmp_path):
     return Tapped(served, control)
 
 
-class LeaveCardPowered:
-    """A pyscard connection that leaves the card powered when it connects and disconnects."""
+def connect(served):
+    """A raw connection to the card; ending it leaves the card powered."""
+    return served.connection(disposition=SCARD_LEAVE_CARD)
+
+
+class AlreadyConnected:
+    """A connected pyscard connection whose connect() does nothing: python-fido2 calls it."""
 
     def __init__(self, connection):
         self._connection = connection
 
     def connect(self, *args, **kwargs):
-        self._connection.connect(disposition=SCARD_LEAVE_CARD)
+        pass
 
     def __getattr__(self, name):
         return getattr(self._connection, name)
 
 
-def connect(served, timeout: float = 10.0) -> LeaveCardPowered:
-    """A raw connection to the card, once pcscd sees it; ending it leaves the card powered."""
-    deadline = time.monotonic() + timeout
-    while True:
-        reader = next((r for r in readers() if str(r) == served.reader), None)
-        if reader is not None:
-            connection = LeaveCardPowered(reader.createConnection())
-            try:
-                connection.connect()
-                return connection
-            except (NoCardException, CardConnectionException):
-                pass
-        if time.monotonic() > deadline:
-            raise AssertionError(f"pcscd never saw the card in {served.reader}:\n{served.stderr()}")
-        time.sleep(0.1)
-
-
 def device(served) -> CtapPcscDevice:
     """python-fido2's device over such a connection (it sends SELECT and getInfo)."""
-    return CtapPcscDevice(connect(served), served.reader)
+    return CtapPcscDevice(AlreadyConnected(connect(served)), served.reader)
 
 
 def expect_ctap_error(code, call, *args, **kwargs):
