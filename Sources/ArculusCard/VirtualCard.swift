@@ -1,8 +1,10 @@
+// What a user of the ArculusCard product names: the model's types, and the keys its state
+// control takes and returns (P256PrivateKey, P256PublicKey), so one import is enough.
+@_exported import CardCrypto
 @_exported import CBOR
 @_exported import CTAP2
 @_exported import FIDOWire
 @_exported import ISO7816
-import CardCrypto
 import POSIXSupport
 
 /// An emulated Arculus FIDO2 card: the card model (``CardModel``), the storage its memory lives

@@ -2,36 +2,17 @@
 // CBOR — CTAP2-flavoured Concise Binary Object Representation (RFC 8949).
 //===----------------------------------------------------------------------===//
 
-extension CBORValue: ExpressibleByIntegerLiteral {
-    /// Creates an integer item from a literal, as ``int(_:)`` does.
-    @inlinable
-    public init(integerLiteral value: Int) {
-        self = .int(value)
-    }
-}
-
-extension CBORValue: ExpressibleByStringLiteral {
-    /// Creates a ``text(_:)`` item from a string literal.
-    @inlinable
-    public init(stringLiteral value: String) {
-        self = .text(value)
-    }
-}
-
-extension CBORValue: ExpressibleByBooleanLiteral {
-    /// Creates a ``bool(_:)`` item from `true` or `false`.
-    @inlinable
-    public init(booleanLiteral value: Bool) {
-        self = .bool(value)
-    }
-}
-
-extension CBORValue: ExpressibleByArrayLiteral {
-    /// Creates an ``array(_:)`` item from an array literal.
-    @inlinable
-    public init(arrayLiteral elements: CBORValue...) {
-        self = .array(elements)
-    }
+/// Literals write CBOR items as CTAP examples show them: `[1: "id", 2: true, 3: [4, 5]]`.
+extension CBORValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral {
+    /// An integer item, as ``int(_:)`` makes.
+    @inlinable public init(integerLiteral value: Int) { self = .int(value) }
+    /// A ``text(_:)`` item.
+    @inlinable public init(stringLiteral value: String) { self = .text(value) }
+    /// A ``bool(_:)`` item.
+    @inlinable public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An ``array(_:)`` item.
+    @inlinable public init(arrayLiteral elements: CBORValue...) { self = .array(elements) }
 }
 
 extension CBORValue: ExpressibleByDictionaryLiteral {

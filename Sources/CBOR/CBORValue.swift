@@ -72,53 +72,19 @@ extension CBORValue {
     }
 
     /// The payload of an ``unsigned(_:)`` item, or `nil` for any other item.
-    @inlinable
-    public var uint64Value: UInt64? {
-        if case .unsigned(let u) = self { return u }
-        return nil
-    }
-
+    @inlinable public var uint64Value: UInt64? { if case .unsigned(let u) = self { u } else { nil } }
     /// The payload of a ``bytes(_:)`` item, or `nil` for any other item.
-    @inlinable
-    public var bytesValue: [UInt8]? {
-        if case .bytes(let b) = self { return b }
-        return nil
-    }
-
+    @inlinable public var bytesValue: [UInt8]? { if case .bytes(let b) = self { b } else { nil } }
     /// The payload of a ``text(_:)`` item, or `nil` for any other item.
-    @inlinable
-    public var textValue: String? {
-        if case .text(let s) = self { return s }
-        return nil
-    }
-
+    @inlinable public var textValue: String? { if case .text(let s) = self { s } else { nil } }
     /// The elements of an ``array(_:)`` item, or `nil` for any other item.
-    @inlinable
-    public var arrayValue: [CBORValue]? {
-        if case .array(let a) = self { return a }
-        return nil
-    }
-
+    @inlinable public var arrayValue: [CBORValue]? { if case .array(let a) = self { a } else { nil } }
     /// The payload of a ``map(_:)`` item, or `nil` for any other item.
-    @inlinable
-    public var mapValue: CBORMap? {
-        if case .map(let m) = self { return m }
-        return nil
-    }
-
+    @inlinable public var mapValue: CBORMap? { if case .map(let m) = self { m } else { nil } }
     /// The payload of a ``bool(_:)`` item, or `nil` for any other item.
-    @inlinable
-    public var boolValue: Bool? {
-        if case .bool(let b) = self { return b }
-        return nil
-    }
-
+    @inlinable public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     /// Whether this item is ``null``.
-    @inlinable
-    public var isNull: Bool {
-        if case .null = self { return true }
-        return false
-    }
+    @inlinable public var isNull: Bool { if case .null = self { true } else { false } }
 
     /// The CBOR major type (0...7) this item is encoded with.
     @inlinable
@@ -149,60 +115,32 @@ extension CBORValue: Hashable {
     /// UTF-8 bytes and maps compare as unordered sets of key/value pairs.
     public static func == (lhs: CBORValue, rhs: CBORValue) -> Bool {
         switch (lhs, rhs) {
-        case (.unsigned(let a), .unsigned(let b)):
-            return a == b
-        case (.negative(let a), .negative(let b)):
-            return a == b
-        case (.bytes(let a), .bytes(let b)):
-            return a == b
-        case (.text(let a), .text(let b)):
-            return a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
-        case (.array(let a), .array(let b)):
-            return a == b
-        case (.map(let a), .map(let b)):
-            return a == b
-        case (.bool(let a), .bool(let b)):
-            return a == b
-        case (.null, .null), (.undefined, .undefined):
-            return true
-        default:
-            return false
+        case (.unsigned(let a), .unsigned(let b)), (.negative(let a), .negative(let b)): a == b
+        case (.bytes(let a), .bytes(let b)): a == b
+        case (.text(let a), .text(let b)): a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+        case (.array(let a), .array(let b)): a == b
+        case (.map(let a), .map(let b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.null, .null), (.undefined, .undefined): true
+        default: false
         }
     }
 
-    /// Hashes the data item consistently with ``==(_:_:)``.
+    /// Hashes the data item consistently with ``==(_:_:)``: its major type, then its payload
+    /// (a text string by its UTF-8 bytes; a simple value by its number).
     public func hash(into hasher: inout Hasher) {
+        hasher.combine(majorType)
         switch self {
-        case .unsigned(let u):
-            hasher.combine(0 as UInt8)
-            hasher.combine(u)
-        case .negative(let n):
-            hasher.combine(1 as UInt8)
-            hasher.combine(n)
-        case .bytes(let b):
-            hasher.combine(2 as UInt8)
-            hasher.combine(b)
+        case .unsigned(let n), .negative(let n): hasher.combine(n)
+        case .bytes(let b): hasher.combine(b)
         case .text(let s):
-            hasher.combine(3 as UInt8)
             hasher.combine(s.utf8.count)
-            for byte in s.utf8 {
-                hasher.combine(byte)
-            }
-        case .array(let a):
-            hasher.combine(4 as UInt8)
-            hasher.combine(a)
-        case .map(let m):
-            hasher.combine(5 as UInt8)
-            hasher.combine(m)
-        case .bool(let b):
-            hasher.combine(7 as UInt8)
-            hasher.combine(b ? 21 as UInt8 : 20)
-        case .null:
-            hasher.combine(7 as UInt8)
-            hasher.combine(22 as UInt8)
-        case .undefined:
-            hasher.combine(7 as UInt8)
-            hasher.combine(23 as UInt8)
+            for byte in s.utf8 { hasher.combine(byte) }
+        case .array(let a): hasher.combine(a)
+        case .map(let m): hasher.combine(m)
+        case .bool(let b): hasher.combine(b ? 21 as UInt8 : 20)
+        case .null: hasher.combine(22 as UInt8)
+        case .undefined: hasher.combine(23 as UInt8)
         }
     }
 }

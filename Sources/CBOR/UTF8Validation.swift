@@ -19,41 +19,30 @@ enum UTF8Validation {
                 index &+= 1
                 continue
             }
-            let remaining = end &- index
+            // The sequence's length and the range its second byte must lie in; the bytes after
+            // the second are plain continuation bytes.
+            let length: Int
+            let secondRange: ClosedRange<UInt8>
             switch lead {
-            case 0xC2...0xDF:
-                guard remaining >= 2, isContinuation(bytes[index &+ 1]) else { return false }
-                index &+= 2
-            case 0xE0...0xEF:
-                guard remaining >= 3 else { return false }
-                let second = bytes[index &+ 1]
-                let secondRange: ClosedRange<UInt8>
-                switch lead {
-                case 0xE0: secondRange = 0xA0...0xBF  // no overlong forms
-                case 0xED: secondRange = 0x80...0x9F  // no surrogates
-                default: secondRange = 0x80...0xBF
-                }
-                guard secondRange.contains(second), isContinuation(bytes[index &+ 2]) else { return false }
-                index &+= 3
-            case 0xF0...0xF4:
-                guard remaining >= 4 else { return false }
-                let second = bytes[index &+ 1]
-                let secondRange: ClosedRange<UInt8>
-                switch lead {
-                case 0xF0: secondRange = 0x90...0xBF  // no overlong forms
-                case 0xF4: secondRange = 0x80...0x8F  // nothing above U+10FFFF
-                default: secondRange = 0x80...0xBF
-                }
-                guard secondRange.contains(second),
-                    isContinuation(bytes[index &+ 2]),
-                    isContinuation(bytes[index &+ 3])
-                else { return false }
-                index &+= 4
+            case 0xC2...0xDF: (length, secondRange) = (2, 0x80...0xBF)
+            case 0xE0: (length, secondRange) = (3, 0xA0...0xBF)  // no overlong forms
+            case 0xED: (length, secondRange) = (3, 0x80...0x9F)  // no surrogates
+            case 0xE1...0xEF: (length, secondRange) = (3, 0x80...0xBF)
+            case 0xF0: (length, secondRange) = (4, 0x90...0xBF)  // no overlong forms
+            case 0xF4: (length, secondRange) = (4, 0x80...0x8F)  // nothing above U+10FFFF
+            case 0xF1...0xF3: (length, secondRange) = (4, 0x80...0xBF)
             default:
                 // 0x80...0xC1: continuation bytes or overlong two-byte leads;
                 // 0xF5...0xFF: never valid.
                 return false
             }
+            guard end &- index >= length, secondRange.contains(bytes[index &+ 1]) else { return false }
+            var offset = 2
+            while offset < length {
+                guard isContinuation(bytes[index &+ offset]) else { return false }
+                offset &+= 1
+            }
+            index &+= length
         }
         return true
     }

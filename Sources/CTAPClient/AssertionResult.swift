@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// One assertion from authenticatorGetAssertion or authenticatorGetNextAssertion
 /// (CTAP 2.1 §6.2.2).
@@ -19,20 +20,20 @@ public struct AssertionResult: Sendable {
     /// Reads a getAssertion / getNextAssertion response; `allowList` fills in the credential when
     /// the card omitted it (allowed for a one-entry list).
     public init(_ map: CBORMap, allowList: [CredentialDescriptor] = []) throws(CTAPClientError) {
-        if let credential = map[int: 0x01] {
+        if let credential = map[GetAssertionResponseKey.credential] {
             self.credential = try CredentialDescriptor(cbor: credential)
         } else if allowList.count == 1 {
             credential = allowList[0]
         } else {
             throw .malformedResponse("getAssertion without credential")
         }
-        guard let authData = map[int: 0x02]?.bytesValue else { throw .malformedResponse("getAssertion without authData") }
-        guard let signature = map[int: 0x03]?.bytesValue, !signature.isEmpty else {
+        guard let authData = map[GetAssertionResponseKey.authData]?.bytesValue else { throw .malformedResponse("getAssertion without authData") }
+        guard let signature = map[GetAssertionResponseKey.signature]?.bytesValue, !signature.isEmpty else {
             throw .malformedResponse("getAssertion without signature")
         }
         authenticatorData = try ParsedAuthenticatorData(authData)
         self.signature = signature
-        user = try map[int: 0x04].map { value throws(CTAPClientError) in try UserEntity(cbor: value) }
-        numberOfCredentials = map[int: 0x05]?.intValue
+        user = try map[GetAssertionResponseKey.user].map { value throws(CTAPClientError) in try UserEntity(cbor: value) }
+        numberOfCredentials = map[GetAssertionResponseKey.numberOfCredentials]?.intValue
     }
 }

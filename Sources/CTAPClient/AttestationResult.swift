@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// What authenticatorMakeCredential returned (CTAP 2.1 §6.1.2): the attestation statement format,
 /// the authenticator data with the new credential, and the attestation statement.
@@ -12,9 +13,9 @@ public struct AttestationResult: Sendable {
 
     /// Reads a makeCredential response map.
     public init(_ map: CBORMap) throws(CTAPClientError) {
-        guard let format = map[int: 0x01]?.textValue else { throw .malformedResponse("makeCredential without fmt") }
-        guard let authData = map[int: 0x02]?.bytesValue else { throw .malformedResponse("makeCredential without authData") }
-        guard let statement = map[int: 0x03]?.mapValue else { throw .malformedResponse("makeCredential without attStmt") }
+        guard let format = map[MakeCredentialResponseKey.fmt]?.textValue else { throw .malformedResponse("makeCredential without fmt") }
+        guard let authData = map[MakeCredentialResponseKey.authData]?.bytesValue else { throw .malformedResponse("makeCredential without authData") }
+        guard let statement = map[MakeCredentialResponseKey.attStmt]?.mapValue else { throw .malformedResponse("makeCredential without attStmt") }
         self.format = format
         self.statement = statement
         authenticatorData = try ParsedAuthenticatorData(authData)

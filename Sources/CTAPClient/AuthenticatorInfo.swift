@@ -30,28 +30,28 @@ public struct AuthenticatorInfo: Equatable, Sendable {
 
     /// Reads a getInfo response map.
     public init(_ map: CBORMap) throws(CTAPClientError) {
-        guard let versions = map[int: 0x01]?.arrayValue?.compactMap(\.textValue), !versions.isEmpty else {
+        guard let versions = map[GetInfoKey.versions]?.arrayValue?.compactMap(\.textValue), !versions.isEmpty else {
             throw .malformedResponse("getInfo without versions")
         }
-        guard let aaguid = map[int: 0x03]?.bytesValue, aaguid.count == 16 else {
+        guard let aaguid = map[GetInfoKey.aaguid]?.bytesValue, aaguid.count == 16 else {
             throw .malformedResponse("getInfo without a 16-byte aaguid")
         }
         self.versions = versions
         self.aaguid = aaguid
-        extensions = map[int: 0x02]?.arrayValue?.compactMap(\.textValue) ?? []
+        extensions = map[GetInfoKey.extensions]?.arrayValue?.compactMap(\.textValue) ?? []
         var options: [String: Bool] = [:]
-        for (key, value) in map[int: 0x04]?.mapValue ?? CBORMap() {
+        for (key, value) in map[GetInfoKey.options]?.mapValue ?? CBORMap() {
             if let name = key.textValue, let flag = value.boolValue { options[name] = flag }
         }
         self.options = options
-        maxMessageSize = map[int: 0x05]?.intValue
-        pinUVAuthProtocols = map[int: 0x06]?.arrayValue?.compactMap(\.intValue) ?? []
-        maxCredentialCountInList = map[int: 0x07]?.intValue
-        maxCredentialIDLength = map[int: 0x08]?.intValue
-        transports = map[int: 0x09]?.arrayValue?.compactMap(\.textValue) ?? []
-        minPINLength = map[int: 0x0D]?.intValue ?? 4
-        firmwareVersion = map[int: 0x0E]?.intValue
-        remainingDiscoverableCredentials = map[int: 0x14]?.intValue
+        maxMessageSize = map[GetInfoKey.maxMsgSize]?.intValue
+        pinUVAuthProtocols = map[GetInfoKey.pinUvAuthProtocols]?.arrayValue?.compactMap(\.intValue) ?? []
+        maxCredentialCountInList = map[GetInfoKey.maxCredentialCountInList]?.intValue
+        maxCredentialIDLength = map[GetInfoKey.maxCredentialIdLength]?.intValue
+        transports = map[GetInfoKey.transports]?.arrayValue?.compactMap(\.textValue) ?? []
+        minPINLength = map[GetInfoKey.minPINLength]?.intValue ?? 4
+        firmwareVersion = map[GetInfoKey.firmwareVersion]?.intValue
+        remainingDiscoverableCredentials = map[GetInfoKey.remainingDiscoverableCredentials]?.intValue
     }
 
     /// Whether the card has a PIN (option `clientPin` true); false when the option is present

@@ -7,22 +7,21 @@ extension CTAPClient {
     /// is blocked, and, on CTAP 2.1 cards, whether the card must leave the field before the next
     /// attempt (three wrong PINs in a row).
     public func pinRetries() throws(CTAPClientError) -> (retries: Int, powerCycleRequired: Bool?) {
-        var parameters = CBORMap()
-        if let version = info.preferredPINUVAuthProtocol { parameters[.int(0x01)] = .int(version) }
-        parameters[.int(0x02)] = .int(ClientPINSubcommand.getPINRetries.rawValue)
-        let response = try send(.clientPIN, parameters, subcommand: "\(ClientPINSubcommand.getPINRetries)")
-        guard let retries = response[int: 0x03]?.intValue else {
+        let response = try clientPIN(.getPINRetries, [
+            .pinUvAuthProtocol: info.preferredPINUVAuthProtocol.map { .int($0) },
+        ])
+        guard let retries = response[ClientPINResponseKey.pinRetries]?.intValue else {
             throw .malformedResponse("getPINRetries without pinRetries")
         }
-        return (retries, response[int: 0x04]?.boolValue)
+        return (retries, response[ClientPINResponseKey.powerCycleState]?.boolValue)
     }
 
     /// The card's key agreement key (getKeyAgreement, CTAP 2.1 §6.5.5.4).
     public func keyAgreement(_ pinProtocol: any PlatformPINUVAuthProtocol) throws(CTAPClientError) -> COSEPublicKey {
-        let response = try send(.clientPIN, [.int(0x01): .int(pinProtocol.version),
-                                             .int(0x02): .int(ClientPINSubcommand.getKeyAgreement.rawValue)],
-                                subcommand: "\(ClientPINSubcommand.getKeyAgreement)")
-        guard let key = response[int: 0x01] else { throw .malformedResponse("getKeyAgreement without keyAgreement") }
+        let response = try clientPIN(.getKeyAgreement, [.pinUvAuthProtocol: .int(pinProtocol.version)])
+        guard let key = response[ClientPINResponseKey.keyAgreement] else {
+            throw .malformedResponse("getKeyAgreement without keyAgreement")
+        }
         return try COSEPublicKey(cbor: key)
     }
 
@@ -36,13 +35,12 @@ extension CTAPClient {
         let pinProtocol = try self.pinProtocol
         let (platformKey, sharedSecret) = try pinProtocol.encapsulate(peer: try keyAgreement(pinProtocol))
         let newPinEnc = try pinProtocol.encrypt(key: sharedSecret, plaintext: paddedPIN)
-        _ = try send(.clientPIN, [
-            .int(0x01): .int(pinProtocol.version),
-            .int(0x02): .int(ClientPINSubcommand.setPIN.rawValue),
-            .int(0x03): platformKey.cbor,
-            .int(0x04): .bytes(pinProtocol.authenticate(key: sharedSecret, message: newPinEnc)),
-            .int(0x05): .bytes(newPinEnc),
-        ], subcommand: "\(ClientPINSubcommand.setPIN)")
+        _ = try clientPIN(.setPIN, [
+            .pinUvAuthProtocol: .int(pinProtocol.version),
+            .keyAgreement: platformKey.cbor,
+            .pinUvAuthParam: .bytes(pinProtocol.authenticate(key: sharedSecret, message: newPinEnc)),
+            .newPinEnc: .bytes(newPinEnc),
+        ])
         try refreshInfo()
     }
 
@@ -53,14 +51,13 @@ extension CTAPClient {
         let (platformKey, sharedSecret) = try pinProtocol.encapsulate(peer: try keyAgreement(pinProtocol))
         let pinHashEnc = try pinProtocol.encrypt(key: sharedSecret, plaintext: Self.pinHash(currentPIN))
         let newPinEnc = try pinProtocol.encrypt(key: sharedSecret, plaintext: paddedPIN)
-        _ = try send(.clientPIN, [
-            .int(0x01): .int(pinProtocol.version),
-            .int(0x02): .int(ClientPINSubcommand.changePIN.rawValue),
-            .int(0x03): platformKey.cbor,
-            .int(0x04): .bytes(pinProtocol.authenticate(key: sharedSecret, message: newPinEnc + pinHashEnc)),
-            .int(0x05): .bytes(newPinEnc),
-            .int(0x06): .bytes(pinHashEnc),
-        ], subcommand: "\(ClientPINSubcommand.changePIN)")
+        _ = try clientPIN(.changePIN, [
+            .pinUvAuthProtocol: .int(pinProtocol.version),
+            .keyAgreement: platformKey.cbor,
+            .pinUvAuthParam: .bytes(pinProtocol.authenticate(key: sharedSecret, message: newPinEnc + pinHashEnc)),
+            .newPinEnc: .bytes(newPinEnc),
+            .pinHashEnc: .bytes(pinHashEnc),
+        ])
     }
 
     /// A pinUvAuthToken for `permissions` (bound to `rpID` when given), from the PIN: with
@@ -76,17 +73,11 @@ extension CTAPClient {
         let pinProtocol = try self.pinProtocol
         let (platformKey, sharedSecret) = try pinProtocol.encapsulate(peer: try keyAgreement(pinProtocol))
         let pinHashEnc = try pinProtocol.encrypt(key: sharedSecret, plaintext: Self.pinHash(pin))
-        var parameters: CBORMap = [
-            .int(0x01): .int(pinProtocol.version),
-            .int(0x03): platformKey.cbor,
-            .int(0x06): .bytes(pinHashEnc),
-        ]
         let subcommand: ClientPINSubcommand
         let granted: TokenPermissions
-        if info.supportsPermissionTokens {
+        let usingPermissions = info.supportsPermissionTokens
+        if usingPermissions {
             subcommand = .getPinUvAuthTokenUsingPinWithPermissions
-            parameters[.int(0x09)] = .int(Int(permissions.rawValue))
-            if let rpID { parameters[.int(0x0A)] = .text(rpID) }
             granted = permissions
         } else {
             guard permissions.isSubset(of: [.makeCredential, .getAssertion]) else {
@@ -95,9 +86,14 @@ extension CTAPClient {
             subcommand = .getPinToken
             granted = [.makeCredential, .getAssertion]
         }
-        parameters[.int(0x02)] = .int(subcommand.rawValue)
-        let response = try send(.clientPIN, parameters, subcommand: "\(subcommand)")
-        guard let encrypted = response[int: 0x02]?.bytesValue else {
+        let response = try clientPIN(subcommand, [
+            .pinUvAuthProtocol: .int(pinProtocol.version),
+            .keyAgreement: platformKey.cbor,
+            .pinHashEnc: .bytes(pinHashEnc),
+            .permissions: usingPermissions ? .int(Int(permissions.rawValue)) : nil,
+            .rpId: usingPermissions ? rpID.map { .text($0) } : nil,
+        ])
+        guard let encrypted = response[ClientPINResponseKey.pinUvAuthToken]?.bytesValue else {
             throw .malformedResponse("\(subcommand) without pinUvAuthToken")
         }
         let token = try pinProtocol.decrypt(key: sharedSecret, ciphertext: encrypted)
@@ -105,7 +101,16 @@ extension CTAPClient {
             throw .malformedResponse("a pinUvAuthToken of \(token.count) bytes (16 or 32)")
         }
         return PINUVAuthToken(value: token, pinProtocol: pinProtocol, permissions: granted,
-                              rpID: info.supportsPermissionTokens ? rpID : nil)
+                              rpID: usingPermissions ? rpID : nil)
+    }
+
+    /// One authenticatorClientPIN subcommand with its other members (those that are nil are
+    /// left out); the card's refusal names the subcommand.
+    private func clientPIN(_ subcommand: ClientPINSubcommand,
+                           _ members: KeyValuePairs<ClientPINKey, CBORValue?>) throws(CTAPClientError) -> CBORMap {
+        var parameters = CBORMap([ClientPINKey.subCommand: .int(subcommand.rawValue)])
+        for (member, value) in members { parameters[member] = value }
+        return try send(.clientPIN, parameters, subcommand: "\(subcommand)")
     }
 
     /// LEFT(SHA-256(pin), 16), what pinHashEnc encrypts.

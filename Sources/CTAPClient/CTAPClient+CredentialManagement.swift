@@ -7,7 +7,8 @@ extension CTAPClient {
     /// The token needs the `cm` permission.
     public func credentialsMetadata(token: PINUVAuthToken) throws(CTAPClientError) -> (existing: Int, remaining: Int) {
         let response = try credentialManagement(.getCredsMetadata, token: token)
-        guard let existing = response[int: 0x01]?.intValue, let remaining = response[int: 0x02]?.intValue else {
+        guard let existing = response[CredentialManagementResponseKey.existingResidentCredentialsCount]?.intValue,
+              let remaining = response[CredentialManagementResponseKey.maxPossibleRemainingResidentCredentialsCount]?.intValue else {
             throw .malformedResponse("getCredsMetadata without the two counts")
         }
         return (existing, remaining)
@@ -22,7 +23,7 @@ extension CTAPClient {
             return []
         }
         var parties = [try Self.relyingParty(first)]
-        let total = first[int: 0x05]?.intValue ?? 1
+        let total = first[CredentialManagementResponseKey.totalRPs]?.intValue ?? 1
         while parties.count < total {
             parties.append(try Self.relyingParty(try credentialManagement(.enumerateRPsGetNextRP, token: nil)))
         }
@@ -34,12 +35,12 @@ extension CTAPClient {
         let rpIDHash = SHA256.hash(Array(relyingParty.id.utf8))
         let first: CBORMap
         do {
-            first = try credentialManagement(.enumerateCredentialsBegin, [.int(0x01): .bytes(rpIDHash)], token: token)
+            first = try credentialManagement(.enumerateCredentialsBegin, [.rpIDHash: .bytes(rpIDHash)], token: token)
         } catch where error.ctapStatus == .noCredentials {
             return []
         }
         var credentials = [try StoredCredential(first, relyingParty: relyingParty)]
-        let total = first[int: 0x09]?.intValue ?? 1
+        let total = first[CredentialManagementResponseKey.totalCredentials]?.intValue ?? 1
         while credentials.count < total {
             credentials.append(try StoredCredential(try credentialManagement(.enumerateCredentialsGetNextCredential, token: nil),
                                                     relyingParty: relyingParty))
@@ -60,29 +61,33 @@ extension CTAPClient {
     ///
     /// - Throws: `CTAP2_ERR_NO_CREDENTIALS` when the card holds no such credential.
     public func deleteCredential(id credentialID: [UInt8], token: PINUVAuthToken) throws(CTAPClientError) {
-        _ = try credentialManagement(.deleteCredential, [.int(0x02): CredentialDescriptor(id: credentialID).cbor], token: token)
+        _ = try credentialManagement(.deleteCredential, [.credentialID: CredentialDescriptor(id: credentialID).cbor], token: token)
     }
 
     /// One credential management subcommand; authenticated (pinUvAuthParam over subCommand ‖
     /// subCommandParams) when `token` is given.
-    private func credentialManagement(_ subcommand: CredentialManagementSubcommand, _ subcommandParameters: CBORMap? = nil,
+    private func credentialManagement(_ subcommand: CredentialManagementSubcommand,
+                                      _ subcommandMembers: KeyValuePairs<CredentialManagementParameterKey, CBORValue?> = [:],
                                       token: PINUVAuthToken?) throws(CTAPClientError) -> CBORMap {
         guard let command = info.credentialManagementCommand else {
             throw .unsupported("the card has no credential management (getInfo option credMgmt is absent)")
         }
-        var parameters: CBORMap = [.int(0x01): .int(subcommand.rawValue)]
-        if let subcommandParameters { parameters[.int(0x02)] = .map(subcommandParameters) }
+        let subcommandParameters: CBORMap? = subcommandMembers.isEmpty ? nil : CBORMap(subcommandMembers)
+        var parameters = CBORMap([
+            CredentialManagementKey.subCommand: .int(subcommand.rawValue),
+            .subCommandParams: subcommandParameters.map { .map($0) },
+        ])
         if let token {
             var message = [UInt8(subcommand.rawValue)]
             if let subcommandParameters { message += CBOREncoder.encode(.map(subcommandParameters)) }
-            parameters[.int(0x03)] = .int(token.pinProtocol.version)
-            parameters[.int(0x04)] = .bytes(token.authenticate(message))
+            parameters[CredentialManagementKey.pinUvAuthProtocol] = .int(token.pinProtocol.version)
+            parameters[CredentialManagementKey.pinUvAuthParam] = .bytes(token.authenticate(message))
         }
         return try send(command, parameters, subcommand: "\(subcommand)")
     }
 
     private static func relyingParty(_ map: CBORMap) throws(CTAPClientError) -> RelyingPartyEntity {
-        guard let rp = map[int: 0x03] else { throw .malformedResponse("enumerateRPs without rp") }
+        guard let rp = map[CredentialManagementResponseKey.rp] else { throw .malformedResponse("enumerateRPs without rp") }
         return try RelyingPartyEntity(cbor: rp)
     }
 }

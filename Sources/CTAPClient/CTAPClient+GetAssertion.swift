@@ -1,19 +1,18 @@
 import CBOR
+import FIDOWire
 
 extension CTAPClient {
     /// authenticatorGetAssertion (CTAP 2.1 §6.2): the first assertion. Its
     /// ``AssertionResult/numberOfCredentials`` says how many more ``getNextAssertion()`` gives.
     public func getAssertion(_ request: GetAssertionRequest, token: PINUVAuthToken?) throws(CTAPClientError) -> AssertionResult {
-        var parameters: CBORMap = [
-            .int(0x01): .text(request.rpID),
-            .int(0x02): .bytes(request.clientDataHash),
-        ]
-        if !request.allowList.isEmpty { parameters[.int(0x03)] = .array(request.allowList.map(\.cbor)) }
-        if !request.userPresence { parameters[.int(0x05)] = .map(["up": false]) }
-        if let token {
-            parameters[.int(0x06)] = .bytes(token.authenticate(request.clientDataHash))
-            parameters[.int(0x07)] = .int(token.pinProtocol.version)
-        }
+        let parameters = CBORMap([
+            GetAssertionKey.rpId: .text(request.rpID),
+            .clientDataHash: .bytes(request.clientDataHash),
+            .allowList: request.allowList.isEmpty ? nil : .array(request.allowList.map(\.cbor)),
+            .options: request.userPresence ? nil : .map(["up": false]),
+            .pinUvAuthParam: token.map { .bytes($0.authenticate(request.clientDataHash)) },
+            .pinUvAuthProtocol: token.map { .int($0.pinProtocol.version) },
+        ])
         return try AssertionResult(try send(.getAssertion, parameters), allowList: request.allowList)
     }
 

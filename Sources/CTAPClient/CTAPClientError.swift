@@ -23,37 +23,22 @@ public enum CTAPClientError: Error, Equatable, Sendable, CustomStringConvertible
     case invalidArgument(String)
 
     /// Whether the error means the card left the field.
-    public var isCardRemoved: Bool {
-        if case .transport(.cardRemoved) = self { return true }
-        return false
-    }
+    public var isCardRemoved: Bool { if case .transport(.cardRemoved) = self { true } else { false } }
 
     /// The CTAP status, when the card answered one.
-    public var ctapStatus: CTAPStatus? {
-        if case .ctap(let error) = self { return error.status }
-        return nil
-    }
+    public var ctapStatus: CTAPStatus? { if case .ctap(let error) = self { error.status } else { nil } }
 
     public var description: String {
         switch self {
-        case .transport(let error):
-            "\(error)"
-        case .ctap(let error):
-            "the card refused \(error)"
-        case .appletNotFound(let word):
-            "the card has no FIDO applet (SELECT A0000006472F0001 answered \(Hex.word(word)))"
+        case .transport(let error): "\(error)"
+        case .ctap(let error): "the card refused \(error)"
+        case .appletNotFound(let word): "the card has no FIDO applet (SELECT A0000006472F0001 answered \(Hex.word(word)))"
         case .ctap2NotSupported(let answer):
             "the card's FIDO applet answered SELECT with '\(answer)': it speaks U2F only, not CTAP2"
-        case .unexpectedStatusWord(let word, let during):
-            "the card answered \(Hex.word(word)) during \(during)"
-        case .stillProcessing(let seconds):
-            "the card was still processing after \(seconds) s of polling"
-        case .malformedResponse(let reason):
-            "the card's answer is malformed: \(reason)"
-        case .unsupported(let reason):
-            reason
-        case .invalidArgument(let reason):
-            reason
+        case .unexpectedStatusWord(let word, let during): "the card answered \(Hex.word(word)) during \(during)"
+        case .stillProcessing(let seconds): "the card was still processing after \(seconds) s of polling"
+        case .malformedResponse(let reason): "the card's answer is malformed: \(reason)"
+        case .unsupported(let reason), .invalidArgument(let reason): reason
         }
     }
 }

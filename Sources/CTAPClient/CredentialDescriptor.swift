@@ -15,14 +15,9 @@ public struct CredentialDescriptor: Equatable, Hashable, Sendable {
 
     /// Reads the map a card returns.
     public init(cbor: CBORValue) throws(CTAPClientError) {
-        guard let map = cbor.mapValue, let id = map[text: "id"]?.bytesValue else {
-            throw .malformedResponse("a credential descriptor without a byte-string id")
-        }
-        self.id = id
-        type = map[text: "type"]?.textValue ?? "public-key"
+        let (map, id) = try CBORMap.webAuthnStructure(cbor, id: \.bytesValue, "a credential descriptor without a byte-string id")
+        self.init(id: id, type: map[text: "type"]?.textValue ?? "public-key")
     }
 
-    var cbor: CBORValue {
-        .map(["id": .bytes(id), "type": .text(type)])
-    }
+    var cbor: CBORValue { .map(["id": .bytes(id), "type": .text(type)]) }
 }

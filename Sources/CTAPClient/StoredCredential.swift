@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// A discoverable credential as credential management lists it (CTAP 2.1 §6.8.3).
 public struct StoredCredential: Sendable {
@@ -14,13 +15,13 @@ public struct StoredCredential: Sendable {
     public let credProtect: Int?
 
     init(_ map: CBORMap, relyingParty: RelyingPartyEntity) throws(CTAPClientError) {
-        guard let user = map[int: 0x06] else { throw .malformedResponse("a listed credential without user") }
-        guard let id = map[int: 0x07] else { throw .malformedResponse("a listed credential without credentialID") }
-        guard let key = map[int: 0x08] else { throw .malformedResponse("a listed credential without publicKey") }
+        guard let user = map[CredentialManagementResponseKey.user] else { throw .malformedResponse("a listed credential without user") }
+        guard let id = map[CredentialManagementResponseKey.credentialID] else { throw .malformedResponse("a listed credential without credentialID") }
+        guard let key = map[CredentialManagementResponseKey.publicKey] else { throw .malformedResponse("a listed credential without publicKey") }
         self.relyingParty = relyingParty
         self.user = try UserEntity(cbor: user)
         credential = try CredentialDescriptor(cbor: id)
         publicKey = try COSEPublicKey(cbor: key)
-        credProtect = map[int: 0x0A]?.intValue
+        credProtect = map[CredentialManagementResponseKey.credProtect]?.intValue
     }
 }

@@ -18,19 +18,11 @@ public struct UserEntity: Equatable, Sendable {
 
     /// Reads the map a card returns (getAssertion, credential management).
     public init(cbor: CBORValue) throws(CTAPClientError) {
-        guard let map = cbor.mapValue, let id = map[text: "id"]?.bytesValue else {
-            throw .malformedResponse("a user entity without a byte-string id")
-        }
-        self.id = id
-        name = map[text: "name"]?.textValue
-        displayName = map[text: "displayName"]?.textValue
+        let (map, id) = try CBORMap.webAuthnStructure(cbor, id: \.bytesValue, "a user entity without a byte-string id")
+        self.init(id: id, name: map[text: "name"]?.textValue, displayName: map[text: "displayName"]?.textValue)
     }
 
     var cbor: CBORValue {
-        var map = CBORMap()
-        map["id"] = .bytes(id)
-        if let name { map["name"] = .text(name) }
-        if let displayName { map["displayName"] = .text(displayName) }
-        return .map(map)
+        .map(CBORMap(["id": .bytes(id), "name": name.map { .text($0) }, "displayName": displayName.map { .text($0) }]))
     }
 }

@@ -44,17 +44,7 @@ public struct P256PublicKey: Sendable, Hashable {
     /// Creates a key from a DER SubjectPublicKeyInfo (RFC 5480) holding a P-256 point;
     /// throws for other algorithms or curves, trailing bytes, or an invalid point.
     public init(derSubjectPublicKeyInfo der: [UInt8]) throws {
-        let decoded: EVPPKey = try der.withUnsafeBufferPointer { buffer in
-            guard let start = buffer.baseAddress, !buffer.isEmpty else {
-                throw CryptoError.invalidInput("d2i_PUBKEY", "empty input")
-            }
-            var cursor: UnsafePointer<UInt8>? = start
-            let key = EVPPKey(taking: try OpenSSL.nonNull(d2i_PUBKEY(nil, &cursor, buffer.count), "d2i_PUBKEY"))
-            guard cursor == start + buffer.count else {
-                throw CryptoError.invalidInput("d2i_PUBKEY", "trailing bytes after SubjectPublicKeyInfo")
-            }
-            return key
-        }
+        let decoded = try EVPPKey.parseSubjectPublicKeyInfo(der)
         guard decoded.isP256 else {
             throw CryptoError.invalidInput("P256PublicKey", "SubjectPublicKeyInfo is not an EC key on P-256")
         }
@@ -70,15 +60,7 @@ public struct P256PublicKey: Sendable, Hashable {
 
     /// The DER SubjectPublicKeyInfo (RFC 5480: id-ecPublicKey, prime256v1, uncompressed point).
     public var derSubjectPublicKeyInfo: [UInt8] {
-        OpenSSL.mustSucceed {
-            let length = try OpenSSL.checkPositive(i2d_PUBKEY(key.pointer, nil), "i2d_PUBKEY")
-            var out = [UInt8](repeating: 0, count: length)
-            try out.withUnsafeMutableBufferPointer { buffer in
-                var cursor = buffer.baseAddress
-                try OpenSSL.checkPositive(i2d_PUBKEY(key.pointer, &cursor), "i2d_PUBKEY")
-            }
-            return out
-        }
+        OpenSSL.mustSucceed { try key.derSubjectPublicKeyInfo() }
     }
 
     /// Verify a DER ECDSA-SHA256 signature over `message`. Never throws; malformed signature => false.

@@ -58,12 +58,7 @@ public struct X509Certificate: Sendable, Hashable {
     public var publicKey: P256PublicKey {
         get throws {
             let subjectPublicKeyInfo = try OpenSSL.nonNull(X509_get_X509_PUBKEY(object.pointer), "X509_get_X509_PUBKEY")
-            let length = try OpenSSL.checkPositive(i2d_X509_PUBKEY(subjectPublicKeyInfo, nil), "i2d_X509_PUBKEY")
-            var encoded = [UInt8](repeating: 0, count: length)
-            try encoded.withUnsafeMutableBufferPointer { buffer in
-                var cursor = buffer.baseAddress
-                try OpenSSL.checkPositive(i2d_X509_PUBKEY(subjectPublicKeyInfo, &cursor), "i2d_X509_PUBKEY")
-            }
+            let encoded = try OpenSSL.encodeDER("i2d_X509_PUBKEY") { i2d_X509_PUBKEY(subjectPublicKeyInfo, $0) }
             return try P256PublicKey(derSubjectPublicKeyInfo: encoded)
         }
     }

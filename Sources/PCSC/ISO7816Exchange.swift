@@ -113,12 +113,9 @@ public enum ISO7816ExchangeError: Error, Equatable, Sendable, CustomStringConver
         switch self {
         case .responseTooShort(let command, let response):
             "the card answered \(Self.hex(command)) with \(response.count) byte(s) (\(Self.hex(response))); a response ends with SW1 SW2"
-        case .tooManyGetResponses(let limit):
-            "the card still answered 61xx after \(limit) GET RESPONSEs"
-        case .wrongLengthRepeated(let command):
-            "the card answered 6Cxx again to \(Self.hex(command)), whose Le it had already corrected"
-        case .cannotCorrectLength(let command):
-            "the card answered 6Cxx to \(Self.hex(command)), which is not an APDU whose Le can be set"
+        case .tooManyGetResponses(let limit): "the card still answered 61xx after \(limit) GET RESPONSEs"
+        case .wrongLengthRepeated(let command): "the card answered 6Cxx again to \(Self.hex(command)), whose Le it had already corrected"
+        case .cannotCorrectLength(let command): "the card answered 6Cxx to \(Self.hex(command)), which is not an APDU whose Le can be set"
         }
     }
 

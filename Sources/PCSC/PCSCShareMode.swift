@@ -8,10 +8,5 @@ public enum PCSCShareMode: Sendable {
     /// No other application may connect while this one is (`SCARD_SHARE_EXCLUSIVE`).
     case exclusive
 
-    var dword: DWORD {
-        switch self {
-        case .shared: DWORD(SCARD_SHARE_SHARED)
-        case .exclusive: DWORD(SCARD_SHARE_EXCLUSIVE)
-        }
-    }
+    var dword: DWORD { DWORD(self == .shared ? SCARD_SHARE_SHARED : SCARD_SHARE_EXCLUSIVE) }
 }

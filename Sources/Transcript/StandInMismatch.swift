@@ -15,17 +15,6 @@ public struct StandInMismatch: Equatable, Sendable, CustomStringConvertible {
     /// What the stand-in answered instead.
     public var answer: String
 
-    /// A mismatch report.
-    public init(expectedLine: Int?, expected: String?, received: String, difference: FieldDifference?,
-                receivedRequest: String, answer: String) {
-        self.expectedLine = expectedLine
-        self.expected = expected
-        self.received = received
-        self.difference = difference
-        self.receivedRequest = receivedRequest
-        self.answer = answer
-    }
-
     /// The report: what was expected, what came, the first difference, the request.
     public var description: String {
         var lines: [String] = []

@@ -138,53 +138,72 @@ struct StructuralVerifier {
                         card: any TranscriptCard) -> FieldDifference? {
         switch instruction {
         case .u2fRegister:
-            guard let request = U2FMessageView.RegisterRequest(requestData),
-                  let expected = U2FMessageView.RegisterResponse(recorded) else {
-                return recorded == actual ? nil : bytesDifference("response", recorded, actual)
-            }
-            guard let got = U2FMessageView.RegisterResponse(actual) else {
-                return bytesDifference("response", recorded, actual, reason: "not a U2F registration response")
-            }
-            if expected.reserved != got.reserved { return bytesDifference("response.reserved", [expected.reserved], [got.reserved]) }
-            if expected.keyHandle.count != got.keyHandle.count {
-                return FieldDifference(path: FieldPath("response.keyHandleLength"), expected: "\(expected.keyHandle.count)",
-                                       actual: "\(got.keyHandle.count)", reason: "different value")
-            }
-            if expected.certificate != got.certificate {
-                return bytesDifference("response.attestationCertificate", expected.certificate, got.certificate)
-            }
-            guard let certificateKey = try? X509Certificate(der: got.certificate).publicKey,
-                  certificateKey.isValidSignature(got.signature, for: got.signedData(request)) else {
-                return FieldDifference(path: FieldPath("response.signature"), expected: "a signature by the attestation certificate",
-                                       actual: CBORRendering.render(.bytes(got.signature)), reason: "registration signature does not verify")
-            }
-            substitutions[expected.keyHandle] = got.keyHandle
-            keys[got.keyHandle] = try? P256PublicKey(x962: got.publicKey)
-            return nil
+            let parsed = parse(requestData, recorded, actual, as: "registration", U2FMessageView.RegisterRequest.init,
+                               U2FMessageView.RegisterResponse.init)
+            guard let (request, expected, got) = parsed.messages else { return parsed.difference }
+            return checkRegistration(request, expected: expected, got: got)
         case .u2fAuthenticate:
-            guard let request = U2FMessageView.AuthenticateRequest(requestData),
-                  let expected = U2FMessageView.AuthenticateResponse(recorded) else {
-                return recorded == actual ? nil : bytesDifference("response", recorded, actual)
-            }
-            guard let got = U2FMessageView.AuthenticateResponse(actual) else {
-                return bytesDifference("response", recorded, actual, reason: "not a U2F authentication response")
-            }
-            if expected.userPresence != got.userPresence {
-                return bytesDifference("response.userPresence", [expected.userPresence], [got.userPresence])
-            }
-            if let difference = checkCounter(got.counter, at: FieldPath("response.counter")) { return difference }
-            guard let key = keys[request.keyHandle] ?? card.credentialPublicKey(id: request.keyHandle) else {
-                notes.append("U2F authentication signature not checked: the key handle's public key is unknown")
-                return nil
-            }
-            guard key.isValidSignature(got.signature, for: got.signedData(request)) else {
-                return FieldDifference(path: FieldPath("response.signature"), expected: "a signature by the registered key",
-                                       actual: CBORRendering.render(.bytes(got.signature)), reason: "authentication signature does not verify")
-            }
-            return nil
+            let parsed = parse(requestData, recorded, actual, as: "authentication", U2FMessageView.AuthenticateRequest.init,
+                               U2FMessageView.AuthenticateResponse.init)
+            guard let (request, expected, got) = parsed.messages else { return parsed.difference }
+            return checkAuthentication(request, expected: expected, got: got, card: card)
         default:
             return recorded == actual ? nil : bytesDifference("response", recorded, actual)
         }
+    }
+
+    /// A U2F request and both responses parsed as `kind` messages; when they are not, the
+    /// outcome instead: a recorded exchange that does not parse is compared byte for byte, an
+    /// actual response that does not parse is the difference.
+    private func parse<Request, Response>(
+        _ requestData: [UInt8], _ recorded: [UInt8], _ actual: [UInt8], as kind: String,
+        _ parseRequest: ([UInt8]) -> Request?, _ parseResponse: ([UInt8]) -> Response?
+    ) -> (messages: (Request, Response, Response)?, difference: FieldDifference?) {
+        guard let request = parseRequest(requestData), let expected = parseResponse(recorded) else {
+            return (nil, recorded == actual ? nil : bytesDifference("response", recorded, actual))
+        }
+        guard let got = parseResponse(actual) else {
+            return (nil, bytesDifference("response", recorded, actual, reason: "not a U2F \(kind) response"))
+        }
+        return ((request, expected, got), nil)
+    }
+
+    private mutating func checkRegistration(_ request: U2FMessageView.RegisterRequest, expected: U2FMessageView.RegisterResponse,
+                                            got: U2FMessageView.RegisterResponse) -> FieldDifference? {
+        if expected.reserved != got.reserved { return bytesDifference("response.reserved", [expected.reserved], [got.reserved]) }
+        if expected.keyHandle.count != got.keyHandle.count {
+            return FieldDifference(path: FieldPath("response.keyHandleLength"), expected: "\(expected.keyHandle.count)",
+                                   actual: "\(got.keyHandle.count)", reason: "different value")
+        }
+        if expected.certificate != got.certificate {
+            return bytesDifference("response.attestationCertificate", expected.certificate, got.certificate)
+        }
+        guard let certificateKey = try? X509Certificate(der: got.certificate).publicKey,
+              certificateKey.isValidSignature(got.signature, for: got.signedData(request)) else {
+            return FieldDifference(path: FieldPath("response.signature"), expected: "a signature by the attestation certificate",
+                                   actual: CBORRendering.render(.bytes(got.signature)), reason: "registration signature does not verify")
+        }
+        substitutions[expected.keyHandle] = got.keyHandle
+        keys[got.keyHandle] = try? P256PublicKey(x962: got.publicKey)
+        return nil
+    }
+
+    private mutating func checkAuthentication(_ request: U2FMessageView.AuthenticateRequest,
+                                              expected: U2FMessageView.AuthenticateResponse,
+                                              got: U2FMessageView.AuthenticateResponse, card: any TranscriptCard) -> FieldDifference? {
+        if expected.userPresence != got.userPresence {
+            return bytesDifference("response.userPresence", [expected.userPresence], [got.userPresence])
+        }
+        if let difference = checkCounter(got.counter, at: FieldPath("response.counter")) { return difference }
+        guard let key = keys[request.keyHandle] ?? card.credentialPublicKey(id: request.keyHandle) else {
+            notes.append("U2F authentication signature not checked: the key handle's public key is unknown")
+            return nil
+        }
+        guard key.isValidSignature(got.signature, for: got.signedData(request)) else {
+            return FieldDifference(path: FieldPath("response.signature"), expected: "a signature by the registered key",
+                                   actual: CBORRendering.render(.bytes(got.signature)), reason: "authentication signature does not verify")
+        }
+        return nil
     }
 
     private func bytesDifference(_ path: String, _ expected: [UInt8], _ actual: [UInt8], reason: String = "different value") -> FieldDifference {

@@ -32,7 +32,8 @@ public final class TranscriptFileWriter {
     /// The session this writer records: 1 for a new file, N + 1 when it appends to a file of
     /// N sessions.
     public let session: Int
-    private var descriptor: Int32
+    /// The file, open for appending; nil once closed.
+    private var file: FileHandle?
 
     /// Creates the file at `path` and writes `headers` to it, or, with `.appendSession` and a
     /// transcript in the file already, checks that this session may join it and writes its
@@ -49,13 +50,15 @@ public final class TranscriptFileWriter {
                 throw TranscriptFileError(path: path, reason: "cannot append a session to it: \(problem)")
             }
             session = existing.sessions.count + 1
-            descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
             guard descriptor >= 0 else { throw TranscriptFileError(path: path, reason: "cannot open: \(Self.errnoText())") }
+            file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             try append(.comment(Transcript.sessionMarker(number: session, headers: headers)))
         } else {
             session = 1
-            descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw TranscriptFileError(path: path, reason: "cannot create: \(Self.errnoText())") }
+            file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             let headerText = Transcript(headers: headers).text
             try write(headerText)
         }
@@ -75,20 +78,14 @@ public final class TranscriptFileWriter {
 
     /// Closes the file; later appends fail.
     public func close() {
-        if descriptor >= 0 {
-            #if canImport(Glibc)
-            _ = Glibc.close(descriptor)
-            #else
-            _ = Darwin.close(descriptor)
-            #endif
-            descriptor = -1
-        }
+        try? file?.close()
+        file = nil
     }
 
     private func write(_ text: String) throws(TranscriptFileError) {
-        guard descriptor >= 0 else { throw TranscriptFileError(path: path, reason: "the file is closed") }
+        guard let file else { throw TranscriptFileError(path: path, reason: "the file is closed") }
         do throws(SystemCallError) {
-            try POSIX.writeAll(descriptor, text.utf8)
+            try POSIX.writeAll(file.fileDescriptor, text.utf8)
         } catch {
             throw TranscriptFileError(path: path, reason: "cannot write: \(SystemCallError.text(error.code))")
         }

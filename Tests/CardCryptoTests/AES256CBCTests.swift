@@ -36,24 +36,18 @@ struct AES256CBCTests {
 
     @Test("Wrong key, IV or data lengths throw with function \"AES256CBC\"")
     func wrongLengths() {
-        let cases: [(key: [UInt8], iv: [UInt8], data: [UInt8])] = [
-            (Array(key.prefix(31)), iv, plaintext),
-            (Array(key.prefix(16)), iv, plaintext),
-            (key, Array(iv.prefix(15)), plaintext),
-            (key, iv + [0], plaintext),
-            (key, iv, Array(plaintext.prefix(15))),
-            (key, iv, plaintext + [0]),
+        let cases: [(key: [UInt8], iv: [UInt8], data: [UInt8], reason: String)] = [
+            (Array(key.prefix(31)), iv, plaintext, "key must be 32 bytes, got 31"),
+            (Array(key.prefix(16)), iv, plaintext, "key must be 32 bytes, got 16"),
+            (key, Array(iv.prefix(15)), plaintext, "iv must be 16 bytes, got 15"),
+            (key, iv + [0], plaintext, "iv must be 16 bytes, got 17"),
+            (key, iv, Array(plaintext.prefix(15)), "data length 15 is not a multiple of 16 (padding is disabled)"),
+            (key, iv, plaintext + [0], "data length \(plaintext.count + 1) is not a multiple of 16 (padding is disabled)"),
         ]
         for testCase in cases {
-            let encryptError = #expect(throws: CryptoError.self) {
-                try AES256CBC.encrypt(key: testCase.key, iv: testCase.iv, plaintext: testCase.data)
-            }
-            #expect(encryptError?.function == "AES256CBC")
-            #expect(encryptError?.openSSLCode == 0)
-            let decryptError = #expect(throws: CryptoError.self) {
-                try AES256CBC.decrypt(key: testCase.key, iv: testCase.iv, ciphertext: testCase.data)
-            }
-            #expect(decryptError?.function == "AES256CBC")
+            let expected = CryptoError(function: "AES256CBC", reason: testCase.reason)
+            #expect(throws: expected) { try AES256CBC.encrypt(key: testCase.key, iv: testCase.iv, plaintext: testCase.data) }
+            #expect(throws: expected) { try AES256CBC.decrypt(key: testCase.key, iv: testCase.iv, ciphertext: testCase.data) }
         }
     }
 }

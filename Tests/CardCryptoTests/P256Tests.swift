@@ -48,8 +48,8 @@ struct P256Tests {
         #expect(key.publicKey.isValidSignature(signature, forDigest: digest))
         #expect(key.publicKey.isValidSignature(try key.signature(for: message), forDigest: digest))
         #expect(!key.publicKey.isValidSignature(signature, forDigest: Array(digest.prefix(31))))
-        #expect(throws: CryptoError.self) { try key.signature(forDigest: Array(digest.prefix(31))) }
-        #expect(throws: CryptoError.self) { try key.signature(forDigest: digest + [0]) }
+        #expect(throws: CryptoError(function: "P256PrivateKey.signature", reason: "digest must be 32 bytes, got 31")) { try key.signature(forDigest: Array(digest.prefix(31))) }
+        #expect(throws: CryptoError(function: "P256PrivateKey.signature", reason: "digest must be 32 bytes, got 33")) { try key.signature(forDigest: digest + [0]) }
     }
 
     @Test("Garbage signatures return false instead of crashing")
@@ -104,7 +104,8 @@ struct P256Tests {
             [],
         ]
         for scalar in invalid {
-            #expect(throws: CryptoError.self) { try P256PrivateKey(rawScalar: scalar) }
+            let reason = scalar.count == 32 ? "scalar must be in 1..<n" : "scalar must be 32 bytes, got \(scalar.count)"
+            #expect(throws: CryptoError(function: "P256PrivateKey", reason: reason)) { try P256PrivateKey(rawScalar: scalar) }
         }
     }
 
@@ -112,14 +113,18 @@ struct P256Tests {
     func invalidPoints() {
         var badY = Self.giY
         badY[31] ^= 1
-        #expect(throws: CryptoError.self) { try P256PublicKey(x: Self.giX, y: badY) }
-        #expect(throws: CryptoError.self) { try P256PublicKey(x: Self.prime, y: Self.giY) }
-        #expect(throws: CryptoError.self) { try P256PublicKey(x: [UInt8](repeating: 0, count: 32), y: [UInt8](repeating: 0, count: 32)) }
-        #expect(throws: CryptoError.self) { try P256PublicKey(x: Array(Self.giX.prefix(31)), y: Self.giY) }
-        #expect(throws: CryptoError.self) { try P256PublicKey(x962: [0x03] + Self.giX + Self.giY) }
-        #expect(throws: CryptoError.self) { try P256PublicKey(x962: [0x02] + Self.giX) }
-        #expect(throws: CryptoError.self) { try P256PublicKey(x962: [0x04] + Self.giX + badY) }
-        #expect(throws: CryptoError.self) { try P256PublicKey(x962: []) }
+        expectOpenSSLFailure("EVP_PKEY_fromdata", code: OpenSSLCode.pointNotOnCurve) { _ = try P256PublicKey(x: Self.giX, y: badY) }
+        expectOpenSSLFailure("EVP_PKEY_fromdata", code: OpenSSLCode.invalidEncoding) { _ = try P256PublicKey(x: Self.prime, y: Self.giY) }
+        expectOpenSSLFailure("EVP_PKEY_fromdata", code: OpenSSLCode.pointNotOnCurve) {
+            _ = try P256PublicKey(x: [UInt8](repeating: 0, count: 32), y: [UInt8](repeating: 0, count: 32))
+        }
+        #expect(throws: CryptoError(function: "P256PublicKey", reason: "coordinates must be 32 bytes each, got 31 and 32")) {
+            try P256PublicKey(x: Array(Self.giX.prefix(31)), y: Self.giY)
+        }
+        #expect(throws: CryptoError(function: "P256PublicKey", reason: "expected a 65-byte uncompressed point (04 || x || y)")) { try P256PublicKey(x962: [0x03] + Self.giX + Self.giY) }
+        #expect(throws: CryptoError(function: "P256PublicKey", reason: "expected a 65-byte uncompressed point (04 || x || y)")) { try P256PublicKey(x962: [0x02] + Self.giX) }
+        expectOpenSSLFailure("EVP_PKEY_fromdata", code: OpenSSLCode.pointNotOnCurve) { _ = try P256PublicKey(x962: [0x04] + Self.giX + badY) }
+        #expect(throws: CryptoError(function: "P256PublicKey", reason: "expected a 65-byte uncompressed point (04 || x || y)")) { try P256PublicKey(x962: []) }
     }
 
     @Test("x962, x/y and SubjectPublicKeyInfo round trips")
@@ -134,9 +139,9 @@ struct P256Tests {
         // RFC 5480: SEQUENCE { SEQUENCE { id-ecPublicKey, prime256v1 }, BIT STRING 04||x||y }.
         #expect(spki == Hex.bytes("3059301306072a8648ce3d020106082a8648ce3d030107034200") + key.x962)
         #expect(try P256PublicKey(derSubjectPublicKeyInfo: spki) == key)
-        #expect(throws: CryptoError.self) { try P256PublicKey(derSubjectPublicKeyInfo: spki + [0]) }
-        #expect(throws: CryptoError.self) { try P256PublicKey(derSubjectPublicKeyInfo: Array(spki.dropLast())) }
-        #expect(throws: CryptoError.self) { try P256PublicKey(derSubjectPublicKeyInfo: []) }
+        #expect(throws: CryptoError(function: "d2i_PUBKEY", reason: "trailing bytes after SubjectPublicKeyInfo")) { try P256PublicKey(derSubjectPublicKeyInfo: spki + [0]) }
+        expectOpenSSLFailure("d2i_PUBKEY", code: OpenSSLCode.asn1TooLong) { _ = try P256PublicKey(derSubjectPublicKeyInfo: Array(spki.dropLast())) }
+        #expect(throws: CryptoError(function: "d2i_PUBKEY", reason: "empty input")) { try P256PublicKey(derSubjectPublicKeyInfo: []) }
         var set = Set([key])
         set.insert(try P256PublicKey(x962: key.x962))
         #expect(set.count == 1)
@@ -188,8 +193,10 @@ struct P256Tests {
         let key = try P256PrivateKey(pemPKCS8: pem)
         #expect(key.rawScalar == Self.i)
         #expect(key.publicKey.x == Self.giX)
-        #expect(throws: CryptoError.self) { try P256PrivateKey(pemPKCS8: "") }
-        #expect(throws: CryptoError.self) { try P256PrivateKey(pemPKCS8: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+        #expect(throws: CryptoError(function: "PEM_read_bio_PrivateKey", reason: "empty input")) { try P256PrivateKey(pemPKCS8: "") }
+        expectOpenSSLFailure("PEM_read_bio_PrivateKey", code: OpenSSLCode.decoderUnsupported) {
+            _ = try P256PrivateKey(pemPKCS8: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        }
     }
 
     @Test("Keys are Sendable and usable from many tasks at once")

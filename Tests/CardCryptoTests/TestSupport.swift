@@ -1,5 +1,6 @@
 import CardCrypto
 import Foundation
+import Testing
 
 /// Loads the JSON vector files in Vectors/ beside this file (found through `#filePath`, like the
 /// other test targets find `Fixtures/`).
@@ -60,4 +61,25 @@ enum TestKeys {
 func pemBody(_ pem: String) -> [UInt8] {
     let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
     return Data(base64Encoded: body).map { Array($0) } ?? []
+}
+
+/// Expects `body` to fail in the OpenSSL call `function` with OpenSSL's error `code` (packed as
+/// `ERR_get_error` returns it: library and reason). The reason text is OpenSSL's own, not
+/// CardCrypto's, so the code stands for it.
+func expectOpenSSLFailure(_ function: String, code: UInt, sourceLocation: SourceLocation = #_sourceLocation,
+                          _ body: () throws -> Void) {
+    let error = #expect(throws: CryptoError.self, sourceLocation: sourceLocation) { try body() }
+    #expect(error?.function == function, "\(String(describing: error))", sourceLocation: sourceLocation)
+    #expect(error?.openSSLCode == code, "\(String(describing: error))", sourceLocation: sourceLocation)
+}
+
+/// OpenSSL 3 error codes the tests expect (library and reason, as `ERR_get_error` packs them).
+enum OpenSSLCode {
+    static let pointNotOnCurve: UInt = 0x0800_006B       // EC: point is not on curve
+    static let invalidEncoding: UInt = 0x0800_0066       // EC: invalid encoding (a coordinate not below p)
+    static let asn1TooLong: UInt = 0x0680_009B           // ASN.1: too long (DER cut short)
+    static let asn1FirstNumTooLarge: UInt = 0x0680_007A  // ASN.1: first num too large (a malformed OID)
+    static let pemNoStartLine: UInt = 0x0480_006C        // PEM: no start line
+    static let decoderUnsupported: UInt = 0x1E08_010C    // DECODER: unsupported
+    static let unknownObjectName: UInt = 0x0400_0067     // OBJ: unknown object name
 }

@@ -107,10 +107,10 @@ struct X509CertificateTests {
     @Test("Malformed input and invalid parameters throw")
     func invalidInputs() throws {
         let chain = try Self.makeChain()
-        #expect(throws: CryptoError.self) { try X509Certificate(der: []) }
-        #expect(throws: CryptoError.self) { try X509Certificate(der: chain.leaf.der + [0]) }
-        #expect(throws: CryptoError.self) { try X509Certificate(der: Array(chain.leaf.der.dropLast())) }
-        #expect(throws: CryptoError.self) { try X509Certificate(pem: "not a certificate") }
+        #expect(throws: CryptoError(function: "d2i_X509", reason: "empty input")) { try X509Certificate(der: []) }
+        #expect(throws: CryptoError(function: "d2i_X509", reason: "trailing bytes after the certificate")) { try X509Certificate(der: chain.leaf.der + [0]) }
+        expectOpenSSLFailure("d2i_X509", code: OpenSSLCode.asn1TooLong) { _ = try X509Certificate(der: Array(chain.leaf.der.dropLast())) }
+        expectOpenSSLFailure("PEM_read_bio_X509", code: OpenSSLCode.pemNoStartLine) { _ = try X509Certificate(pem: "not a certificate") }
 
         let now = Date()
         func make(
@@ -124,15 +124,15 @@ struct X509CertificateTests {
                 extraExtensions: extra)
         }
         #expect(throws: Never.self) { try make() }
-        #expect(throws: CryptoError.self) { try make(serial: []) }
-        #expect(throws: CryptoError.self) { try make(serial: [0, 0]) }
-        #expect(throws: CryptoError.self) { try make(serial: [UInt8](repeating: 1, count: 21)) }
-        #expect(throws: CryptoError.self) { try make(subject: [("NoSuchField", "x")]) }
-        #expect(throws: CryptoError.self) { try make(notAfter: now.addingTimeInterval(-1)) }
-        #expect(throws: CryptoError.self) {
-            try make(extra: [X509Extension(oid: "not.an.oid", critical: false, derValue: [0x05, 0x00])])
+        #expect(throws: CryptoError(function: "X509Certificate.make", reason: "serial number must be positive with at most 20 significant bytes")) { try make(serial: []) }
+        #expect(throws: CryptoError(function: "X509Certificate.make", reason: "serial number must be positive with at most 20 significant bytes")) { try make(serial: [0, 0]) }
+        #expect(throws: CryptoError(function: "X509Certificate.make", reason: "serial number must be positive with at most 20 significant bytes")) { try make(serial: [UInt8](repeating: 1, count: 21)) }
+        expectOpenSSLFailure("X509_NAME_add_entry_by_txt(NoSuchField)", code: OpenSSLCode.unknownObjectName) { _ = try make(subject: [("NoSuchField", "x")]) }
+        #expect(throws: CryptoError(function: "X509Certificate.make", reason: "notAfter precedes notBefore")) { try make(notAfter: now.addingTimeInterval(-1)) }
+        expectOpenSSLFailure("OBJ_txt2obj(not.an.oid)", code: OpenSSLCode.asn1FirstNumTooLarge) {
+            _ = try make(extra: [X509Extension(oid: "not.an.oid", critical: false, derValue: [0x05, 0x00])])
         }
-        #expect(throws: CryptoError.self) {
+        #expect(throws: CryptoError(function: "X509Certificate.make", reason: "duplicate extension 2.5.29.19")) {
             try make(extra: [X509Extension(oid: Self.basicConstraintsOID, critical: true, derValue: [0x30, 0x00])])
         }
     }

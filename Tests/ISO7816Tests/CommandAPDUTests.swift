@@ -93,6 +93,15 @@ struct CommandAPDUTests {
                 #expect(allowed, "prefix \(length) of \(vector.name) parsed")
             } else {
                 #expect(length != 4 && length != 5, "prefix \(length) of \(vector.name) failed")
+                // The error says what is wrong: too few header bytes, an extended APDU cut after
+                // its 00 (no short Lc is 00), or length fields the body does not match.
+                let body = prefix.count - 4
+                let expected: CommandAPDU.ParseError =
+                    if length < 4 { .missingHeader(count: length) }
+                    else if !vector.extended { .lengthMismatch(declared: Int(bytes[4]), bodyCount: body) }
+                    else if body == 2 { .zeroShortLc }
+                    else { .lengthMismatch(declared: Int(bytes[5]) << 8 | Int(bytes[6]), bodyCount: body) }
+                #expect(throws: expected, "prefix \(length) of \(vector.name)") { try CommandAPDU(parsing: prefix) }
             }
         }
     }

@@ -112,6 +112,11 @@ class ServedCard:
         except OSError:
             return ""
 
+    def presences(self) -> int:
+        """How many times the card has come onto the reader so far (1 after the start)."""
+        with self._present_lock:
+            return self._present
+
     def wait_present(self, count: int, timeout: float = 10.0):
         with self._present_lock:
             if not self._present_lock.wait_for(lambda: self._present >= count, timeout):
@@ -135,8 +140,9 @@ class ServedCard:
                 raise AssertionError(f"python-fido2 never found the card in {self.reader}:\n{self.stderr()}")
             time.sleep(0.1)
 
-    def connection(self, timeout: float = 10.0):
-        """A raw pyscard connection to the card, once pcscd has noticed it."""
+    def connection(self, timeout: float = 10.0, disposition: int | None = None):
+        """A raw pyscard connection to the card, once pcscd has noticed it. `disposition` is what
+        disconnecting does to the card (pyscard's default: SCARD_UNPOWER_CARD)."""
         from smartcard.Exceptions import CardConnectionException, NoCardException
         from smartcard.System import readers
 
@@ -146,7 +152,7 @@ class ServedCard:
             if reader is not None:
                 connection = reader.createConnection()
                 try:
-                    connection.connect()
+                    connection.connect(disposition=disposition)
                     return connection
                 except (NoCardException, CardConnectionException):
                     pass

@@ -3,7 +3,8 @@ import Foundation
 import FIDOWire
 
 /// A credential as a test reads it: its ID, whom it is for, and its public key, so a test can
-/// verify the card's signatures with nothing but this record.
+/// verify the card's signatures with nothing but this record. The card makes them (state
+/// control); a test only reads them.
 public struct CredentialRecord: Sendable, Equatable {
     /// The credential ID the card hands out and recognises.
     public var id: [UInt8]
@@ -21,19 +22,6 @@ public struct CredentialRecord: Sendable, Equatable {
     public var credProtect: UInt8
     /// Whether it answers the hmac-secret extension.
     public var hmacSecret: Bool
-
-    /// A record of every field.
-    public init(id: [UInt8], rpId: String, rpName: String?, user: CredentialUser, discoverable: Bool,
-                publicKey: P256PublicKey, credProtect: UInt8, hmacSecret: Bool) {
-        self.id = id
-        self.rpId = rpId
-        self.rpName = rpName
-        self.user = user
-        self.discoverable = discoverable
-        self.publicKey = publicKey
-        self.credProtect = credProtect
-        self.hmacSecret = hmacSecret
-    }
 
     /// The public key as a PEM `PUBLIC KEY` (SubjectPublicKeyInfo), the form most verifiers load.
     public var publicKeyPEM: String {

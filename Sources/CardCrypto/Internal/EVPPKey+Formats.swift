@@ -95,50 +95,36 @@ extension EVPPKey {
 
     /// The raw public key of an Ed25519 key (32 bytes).
     func rawPublicKey() throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length = out.count
-        try OpenSSL.check(EVP_PKEY_get_raw_public_key(pointer, &out, &length), "EVP_PKEY_get_raw_public_key")
-        guard length == out.count else {
-            throw CryptoError.invalidInput("EVP_PKEY_get_raw_public_key", "unexpected length \(length)")
-        }
-        return out
+        try rawKey(EVP_PKEY_get_raw_public_key, "EVP_PKEY_get_raw_public_key")
     }
 
     /// The raw private key (seed) of an Ed25519 key (32 bytes).
     func rawPrivateKey() throws -> [UInt8] {
+        try rawKey(EVP_PKEY_get_raw_private_key, "EVP_PKEY_get_raw_private_key")
+    }
+
+    /// 32 raw key bytes through `get`, one of the two `EVP_PKEY_get_raw_*_key` calls named `function`.
+    private func rawKey(_ get: (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int>?) -> Int32,
+                        _ function: String) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         var length = out.count
-        try OpenSSL.check(EVP_PKEY_get_raw_private_key(pointer, &out, &length), "EVP_PKEY_get_raw_private_key")
+        try OpenSSL.check(get(pointer, &out, &length), function)
         guard length == out.count else {
-            throw CryptoError.invalidInput("EVP_PKEY_get_raw_private_key", "unexpected length \(length)")
+            throw CryptoError.invalidInput(function, "unexpected length \(length)")
         }
         return out
     }
 
     /// The DER SubjectPublicKeyInfo (`i2d_PUBKEY`).
     func derSubjectPublicKeyInfo() throws -> [UInt8] {
-        let length = try OpenSSL.checkPositive(i2d_PUBKEY(pointer, nil), "i2d_PUBKEY")
-        var out = [UInt8](repeating: 0, count: length)
-        try out.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            try OpenSSL.checkPositive(i2d_PUBKEY(pointer, &cursor), "i2d_PUBKEY")
-        }
-        return out
+        try OpenSSL.encodeDER("i2d_PUBKEY") { i2d_PUBKEY(pointer, $0) }
     }
 
     /// Parses exactly one DER SubjectPublicKeyInfo (`d2i_PUBKEY`); throws with function
     /// "d2i_PUBKEY" for empty input, an OpenSSL decoding error, or trailing bytes.
     static func parseSubjectPublicKeyInfo(_ der: [UInt8]) throws -> EVPPKey {
-        try der.withUnsafeBufferPointer { buffer in
-            guard let start = buffer.baseAddress, !buffer.isEmpty else {
-                throw CryptoError.invalidInput("d2i_PUBKEY", "empty input")
-            }
-            var cursor: UnsafePointer<UInt8>? = start
-            let key = EVPPKey(taking: try OpenSSL.nonNull(d2i_PUBKEY(nil, &cursor, buffer.count), "d2i_PUBKEY"))
-            guard cursor == start + buffer.count else {
-                throw CryptoError.invalidInput("d2i_PUBKEY", "trailing bytes after SubjectPublicKeyInfo")
-            }
-            return key
+        try OpenSSL.decodeDER(der, "d2i_PUBKEY", what: "SubjectPublicKeyInfo") { cursor, count in
+            EVPPKey(taking: try OpenSSL.nonNull(d2i_PUBKEY(nil, cursor, count), "d2i_PUBKEY"))
         }
     }
 
@@ -146,30 +132,15 @@ extension EVPPKey {
     func pkcs8DER() throws -> [UInt8] {
         let info = try OpenSSLObject(EVP_PKEY2PKCS8(pointer), "EVP_PKEY2PKCS8", release: { PKCS8_PRIV_KEY_INFO_free($0) })
         defer { withExtendedLifetime(info) {} }
-        let length = try OpenSSL.checkPositive(i2d_PKCS8_PRIV_KEY_INFO(info.pointer, nil), "i2d_PKCS8_PRIV_KEY_INFO")
-        var out = [UInt8](repeating: 0, count: length)
-        try out.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            try OpenSSL.checkPositive(i2d_PKCS8_PRIV_KEY_INFO(info.pointer, &cursor), "i2d_PKCS8_PRIV_KEY_INFO")
-        }
-        return out
+        return try OpenSSL.encodeDER("i2d_PKCS8_PRIV_KEY_INFO") { i2d_PKCS8_PRIV_KEY_INFO(info.pointer, $0) }
     }
 
     /// Parses exactly one unencrypted DER PKCS #8 PrivateKeyInfo; throws with function
     /// "d2i_PKCS8_PRIV_KEY_INFO" (empty input, decoding error, trailing bytes) or "EVP_PKCS82PKEY".
     static func parsePKCS8(_ der: [UInt8]) throws -> EVPPKey {
-        let info: OpenSSLObject<OpaquePointer> = try der.withUnsafeBufferPointer { buffer in
-            guard let start = buffer.baseAddress, !buffer.isEmpty else {
-                throw CryptoError.invalidInput("d2i_PKCS8_PRIV_KEY_INFO", "empty input")
-            }
-            var cursor: UnsafePointer<UInt8>? = start
-            let info = try OpenSSLObject(
-                d2i_PKCS8_PRIV_KEY_INFO(nil, &cursor, buffer.count), "d2i_PKCS8_PRIV_KEY_INFO",
-                release: { PKCS8_PRIV_KEY_INFO_free($0) })
-            guard cursor == start + buffer.count else {
-                throw CryptoError.invalidInput("d2i_PKCS8_PRIV_KEY_INFO", "trailing bytes after PrivateKeyInfo")
-            }
-            return info
+        let info = try OpenSSL.decodeDER(der, "d2i_PKCS8_PRIV_KEY_INFO", what: "PrivateKeyInfo") { cursor, count in
+            try OpenSSLObject(d2i_PKCS8_PRIV_KEY_INFO(nil, cursor, count), "d2i_PKCS8_PRIV_KEY_INFO",
+                              release: { PKCS8_PRIV_KEY_INFO_free($0) })
         }
         defer { withExtendedLifetime(info) {} }
         return EVPPKey(taking: try OpenSSL.nonNull(EVP_PKCS82PKEY(info.pointer), "EVP_PKCS82PKEY"))

@@ -6,17 +6,10 @@ internal import COpenSSL
 /// creation: every operation runs on its own fresh `EVP_PKEY_CTX`, and OpenSSL
 /// documents an unmodified `EVP_PKEY` as safe to use from several threads at
 /// once (its reference count is atomic). The pointer is freed only in `deinit`.
-final class EVPPKey: @unchecked Sendable {
-    /// The owned key; valid for the lifetime of this object.
-    let pointer: OpaquePointer
-
-    /// Takes ownership of `pointer` (one reference), freeing it in `deinit`.
+final class EVPPKey: OpenSSLObject<OpaquePointer>, @unchecked Sendable {
+    /// Takes ownership of `pointer` (one reference).
     init(taking pointer: OpaquePointer) {
-        self.pointer = pointer
-    }
-
-    deinit {
-        EVP_PKEY_free(pointer)
+        super.init(taking: pointer, release: { EVP_PKEY_free($0) })
     }
 
     /// Imports a P-256 key with `EVP_PKEY_fromdata`.

@@ -46,6 +46,40 @@ enum OpenSSL {
         }
     }
 
+    /// Decodes exactly one DER object with a `d2i_*` call: `decode` gets the cursor and the
+    /// input's length and returns the object (throwing `function`'s error when it is NULL). Empty
+    /// input and bytes after the object throw with `function` ("trailing bytes after `what`").
+    static func decodeDER<Object>(_ der: [UInt8], _ function: String, what: String,
+                                  _ decode: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) throws -> Object) throws -> Object {
+        try der.withUnsafeBufferPointer { buffer in
+            guard let start = buffer.baseAddress, !buffer.isEmpty else {
+                throw CryptoError.invalidInput(function, "empty input")
+            }
+            guard buffer.count <= Int(Int32.max) else {
+                throw CryptoError.invalidInput(function, "input too large")
+            }
+            var cursor: UnsafePointer<UInt8>? = start
+            let object = try decode(&cursor, buffer.count)
+            guard cursor == start + buffer.count else {
+                throw CryptoError.invalidInput(function, "trailing bytes after \(what)")
+            }
+            return object
+        }
+    }
+
+    /// The DER an `i2d_*` call writes: `encode` is called once with NULL for the length, then
+    /// with a cursor into a buffer of that length.
+    static func encodeDER(_ function: String,
+                          _ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws -> [UInt8] {
+        let length = try checkPositive(encode(nil), function)
+        var out = [UInt8](repeating: 0, count: length)
+        try out.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            try checkPositive(encode(&cursor), function)
+        }
+        return out
+    }
+
     /// Creates an empty in-memory BIO.
     static func makeMemoryBIO() throws -> OpenSSLObject<OpaquePointer> {
         try OpenSSLObject(BIO_new(BIO_s_mem()), "BIO_new", release: { BIO_free_all($0) })

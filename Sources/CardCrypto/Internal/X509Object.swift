@@ -6,34 +6,16 @@ internal import COpenSSL
 /// after parsing; CardCrypto only reads it (accessors, `X509_verify`), and
 /// OpenSSL guards its lazily computed extension cache with the object's own
 /// lock. The pointer is freed only in `deinit`.
-final class X509Object: @unchecked Sendable {
-    /// The owned certificate; valid for the lifetime of this object.
-    let pointer: OpaquePointer
-
-    /// Takes ownership of `pointer`, freeing it in `deinit`.
+final class X509Object: OpenSSLObject<OpaquePointer>, @unchecked Sendable {
+    /// Takes ownership of `pointer`.
     init(taking pointer: OpaquePointer) {
-        self.pointer = pointer
-    }
-
-    deinit {
-        X509_free(pointer)
+        super.init(taking: pointer, release: { X509_free($0) })
     }
 
     /// Parses exactly one DER certificate, rejecting trailing bytes.
     static func parse(der: [UInt8]) throws -> X509Object {
-        try der.withUnsafeBufferPointer { buffer in
-            guard let start = buffer.baseAddress, !buffer.isEmpty else {
-                throw CryptoError.invalidInput("d2i_X509", "empty input")
-            }
-            guard buffer.count <= Int(Int32.max) else {
-                throw CryptoError.invalidInput("d2i_X509", "input too large")
-            }
-            var cursor: UnsafePointer<UInt8>? = start
-            let object = X509Object(taking: try OpenSSL.nonNull(d2i_X509(nil, &cursor, buffer.count), "d2i_X509"))
-            guard cursor == start + buffer.count else {
-                throw CryptoError.invalidInput("d2i_X509", "trailing bytes after the certificate")
-            }
-            return object
+        try OpenSSL.decodeDER(der, "d2i_X509", what: "the certificate") { cursor, count in
+            X509Object(taking: try OpenSSL.nonNull(d2i_X509(nil, cursor, count), "d2i_X509"))
         }
     }
 
@@ -44,13 +26,7 @@ final class X509Object: @unchecked Sendable {
 
     /// The DER encoding of any `X509` object, owned or not (`i2d_X509`).
     static func derEncoding(of pointer: OpaquePointer) throws -> [UInt8] {
-        let length = try OpenSSL.checkPositive(i2d_X509(pointer, nil), "i2d_X509")
-        var out = [UInt8](repeating: 0, count: length)
-        try out.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            try OpenSSL.checkPositive(i2d_X509(pointer, &cursor), "i2d_X509")
-        }
-        return out
+        try OpenSSL.encodeDER("i2d_X509") { i2d_X509(pointer, $0) }
     }
 
     /// The extension with the dotted `oid`, or nil when absent or the OID is malformed.

@@ -172,7 +172,10 @@ struct ControlChannelTests {
 
         channel.stop()
         #expect(!FileManager.default.fileExists(atPath: path))
-        #expect(throws: ControlChannelError.self) { try ControlChannelClient(path: path) }
+        #expect(throws: ControlChannelError.socket("cannot reach the control socket \(path): No such file or directory "
+                                                  + "(is 'arculus-card serve' running with this control socket? see --control)")) {
+            try ControlChannelClient(path: path)
+        }
     }
 
     @Test("a live socket is not taken over; a stale one is replaced; a plain file is refused")
@@ -182,14 +185,16 @@ struct ControlChannelTests {
         let (handler, _) = try Self.handler()
         let live = try ControlChannel(path: path, handler: handler) { $0() }
         live.start()
-        let taken = #expect(throws: ControlChannelError.self) { try ControlChannel(path: path, handler: handler) { $0() } }
-        #expect(taken?.description.hasPrefix("another card already serves the control socket") == true)
+        #expect(throws: ControlChannelError.socket("another card already serves the control socket \(path) (use --control to choose another)")) {
+            try ControlChannel(path: path, handler: handler) { $0() }
+        }
         live.stop()
         #expect(!FileManager.default.fileExists(atPath: path))
 
         _ = FileManager.default.createFile(atPath: path, contents: Data("not a socket".utf8))
-        let refused = #expect(throws: ControlChannelError.self) { try ControlChannel(path: path, handler: handler) { $0() } }
-        #expect(refused?.description.hasSuffix("exists and is not a socket; refusing to replace it") == true)
+        #expect(throws: ControlChannelError.socket("\(path) exists and is not a socket; refusing to replace it")) {
+            try ControlChannel(path: path, handler: handler) { $0() }
+        }
         #expect(FileManager.default.contents(atPath: path) == Data("not a socket".utf8))
     }
 

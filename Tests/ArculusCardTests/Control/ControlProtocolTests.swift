@@ -125,7 +125,12 @@ struct ControlProtocolTests {
         }
         var nonDiscoverable = Self.seed(discoverable: false, key: key)
         nonDiscoverable.user = CredentialUser(id: Array("alice".utf8))
-        #expect(throws: ControlChannelError.self) {
+        let held = Data(card.credentials[0].id).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        #expect(throws: ControlChannelError.refused(
+            "credential: credentialId \(held) is not a discoverable credential this card holds with these details, and the card "
+                + "cannot take a chosen ID: it mints each ID by wrapping the key under its own secret. Leave credentialId out "
+                + "and use the ID in the answer.")) {
             try card.add(CredentialParameters(nonDiscoverable, credentialId: card.credentials[0].id))
         }
     }

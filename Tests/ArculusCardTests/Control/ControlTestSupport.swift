@@ -83,22 +83,6 @@ struct Assertion {
     }
 }
 
-/// Whether `error` is the given StateControlError case, ignoring its message.
-func isPINPolicy(_ error: any Error) -> Bool {
-    if case .pinPolicy = error as? StateControlError { return true }
-    return false
-}
-
-func isInvalidCredential(_ error: any Error) -> Bool {
-    if case .invalidCredential = error as? StateControlError { return true }
-    return false
-}
-
-func isNotApplicable(_ error: any Error) -> Bool {
-    if case .notApplicable = error as? FaultError { return true }
-    return false
-}
-
 extension PINState {
     /// isSet, retries, signature counter, for comparisons.
     var values: (isSet: Bool, retries: Int, counter: UInt32) { (isSet, retries, signatureCounter) }

@@ -13,19 +13,21 @@ struct StateControlTests {
         #expect(card.pinState.values == (true, 8, 0))
         #expect(card.authenticator.pinLength == 6)
         _ = try PlatformPINOne.token("123456", on: card)
-        #expect(throws: TestFailure.self) { try PlatformPINOne.token("654321", on: card) }
+        let wrong = #expect(throws: TestFailure.self) { try PlatformPINOne.token("654321", on: card) }
+        #expect(wrong?.description == "expected CTAP2_OK, got CTAP2_ERR_PIN_INVALID")
         #expect(card.pinState.retries == 7)
         // With a PIN set, a discoverable makeCredential without a token needs one.
         #expect(card.send(.makeCredential, makeCredentialParameters(userId: [1], rk: true)).status == .puatRequired)
     }
 
-    @Test("setPIN refuses what the card's PIN policy refuses", arguments: [
-        "123", String(repeating: "9", count: 64), "12\u{0}45",
+    @Test("setPIN refuses what the card's PIN policy refuses, saying why", arguments: [
+        ("123", "it has 3 code points; the profile's minimum is 4"),
+        (String(repeating: "9", count: 64), "it is 64 bytes of UTF-8; at most 63 fit"),
+        ("12\u{0}45", "it contains a NUL character"),
     ])
-    func pinPolicy(pin: String) throws {
+    func pinPolicy(pin: String, reason: String) throws {
         let card = try VirtualCard()
-        let error = #expect(throws: StateControlError.self) { try card.setPIN(pin) }
-        #expect(error.map(isPINPolicy) == true)
+        #expect(throws: StateControlError.pinPolicy(reason)) { try card.setPIN(pin) }
         #expect(card.pinState.isSet == false)
     }
 
@@ -135,27 +137,26 @@ struct StateControlTests {
         #expect(card.credentials.count == 2)
     }
 
-    @Test("credentials the card could not make are refused", arguments: [
-        CredentialSeed(rpId: "", user: CredentialUser("a")),
-        CredentialSeed(rpId: "example.com"),
-        CredentialSeed(rpId: "example.com", user: CredentialUser(id: [UInt8](repeating: 1, count: 65))),
-        CredentialSeed(rpId: "example.com", user: CredentialUser("a"), credProtect: 4),
-        CredentialSeed(rpId: "example.com", user: CredentialUser("a"), credProtect: 0),
+    @Test("credentials the card could not make are refused, saying why", arguments: [
+        (CredentialSeed(rpId: "", user: CredentialUser("a")), "the RP ID is empty"),
+        (CredentialSeed(rpId: "example.com"), "a discoverable credential needs a user handle"),
+        (CredentialSeed(rpId: "example.com", user: CredentialUser(id: [UInt8](repeating: 1, count: 65))),
+         "the user handle is 65 bytes; at most 64 are allowed"),
+        (CredentialSeed(rpId: "example.com", user: CredentialUser("a"), credProtect: 4), "credProtect must be 1, 2 or 3, not 4"),
+        (CredentialSeed(rpId: "example.com", user: CredentialUser("a"), credProtect: 0), "credProtect must be 1, 2 or 3, not 0"),
     ])
-    func refused(seed: CredentialSeed) throws {
+    func refused(seed: CredentialSeed, reason: String) throws {
         let card = try VirtualCard()
-        let error = #expect(throws: StateControlError.self) { try card.addCredential(seed) }
-        #expect(error.map(isInvalidCredential) == true)
+        #expect(throws: StateControlError.invalidCredential(reason)) { try card.addCredential(seed) }
         #expect(card.credentials.isEmpty)
     }
 
     @Test("a PEM key that is not P-256 is refused")
     func badKey() {
         var seed = CredentialSeed(rpId: "example.com", user: CredentialUser("a"))
-        let error = #expect(throws: StateControlError.self) {
+        #expect(throws: StateControlError.invalidCredential("the key is not an unencrypted P-256 private key in PEM (PKCS#8 or SEC 1)")) {
             try seed.setPrivateKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
         }
-        #expect(error.map(isInvalidCredential) == true)
         #expect(seed.privateKey == nil)
     }
 

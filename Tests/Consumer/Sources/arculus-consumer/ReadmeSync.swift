@@ -1,0 +1,52 @@
+import Foundation
+
+/// Checks that every Swift example in the README is one of the regions of `ReadmeExamples.swift`
+/// between `// README: <section>` and `// README end`, line for line (indentation, blank lines and
+/// `import` lines aside): the examples a reader copies are the ones that compile here.
+func checkReadmeExamplesAreHeld(_ checks: Checks) throws {
+    let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    let readme = try String(contentsOf: here.appendingPathComponent("../../../../README.md").standardized, encoding: .utf8)
+    let examples = try String(contentsOf: here.appendingPathComponent("ReadmeExamples.swift"), encoding: .utf8)
+
+    var regions: [String: [String]] = [:]
+    var current: String?
+    for line in examples.split(separator: "\n", omittingEmptySubsequences: false) {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("// README: ") {
+            let name = String(trimmed.dropFirst("// README: ".count))
+            regions[name] = []
+            current = name
+        } else if trimmed == "// README end" {
+            current = nil
+        } else if let name = current {
+            regions[name, default: []].append(String(line))
+        }
+    }
+
+    var blocks: [[String]] = []
+    var block: [String]?
+    for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+        if block == nil, line == "```swift" {
+            block = []
+        } else if let finished = block, line == "```" {
+            blocks.append(finished)
+            block = nil
+        } else {
+            block?.append(String(line))
+        }
+    }
+
+    let held = Set(regions.values.map(normalised))
+    checks.expect(!blocks.isEmpty, "the README has Swift examples")
+    for example in blocks {
+        let lines = normalised(example)
+        checks.expect(held.contains(lines), "the README's Swift example starting '\(lines.first ?? "")' is held, as written, in ReadmeExamples.swift")
+    }
+}
+
+/// The lines without blank ones and `import`s, with the common indentation removed.
+private func normalised(_ lines: [String]) -> [String] {
+    let kept = lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty && !$0.hasPrefix("import ") }
+    let indent = kept.map { $0.prefix { $0 == " " }.count }.min() ?? 0
+    return kept.map { String($0.dropFirst(indent)) }
+}
