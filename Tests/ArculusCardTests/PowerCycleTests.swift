@@ -11,12 +11,18 @@ import FIDOWire
 @Suite("Power cycle clears every piece of volatile state")
 struct PowerCycleTests {
     static let pin = "4321"
+    /// A serialized large-blob array of 40 bytes: a CBOR array of one 22-byte string, and its
+    /// LEFT(SHA-256, 16) (CTAP 2.1 §6.10.3).
+    static let largeBlobArray: [UInt8] = {
+        let array: [UInt8] = [0x81, 0x56] + [UInt8](repeating: 0x41, count: 22)
+        return array + SHA256.hash(array).prefix(16)
+    }()
 
     /// What a row drives the card into and what it observes afterwards.
     enum Piece: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case appletSelection, commandChain, pendingResponse, pendingCTAPRequest
         case pinUvAuthToken, consecutivePINFailures, pendingAssertions, rpEnumeration, credentialEnumeration
-        case signingKeyCache, simulatedWork
+        case signingKeyCache, simulatedWork, largeBlobWrite
         /// Not in the inventory: the session's key-agreement key, drawn anew at power-up.
         case keyAgreementKey
         /// Not in the inventory: when the card was powered, from which the reset window counts.
@@ -101,7 +107,7 @@ struct PowerCycleTests {
             try row.card.setPIN(pin, platform: row.platform)
             // A token's mc permission is used up by one makeCredential, and a new token ends the last.
             for (rp, user) in [("example.com", [UInt8(1)]), ("example.com", [2]), ("example.org", [3])] {
-                let mc = try row.card.grantedToken(pin, permissions: .makeCredential, platform: row.platform)
+                let mc = try row.card.grantedToken(pin, permissions: .makeCredential, rpId: rp, platform: row.platform)
                 #expect(try row.card.makeCredential(rpId: rp, userId: user, token: mc).status == .ok)
             }
             let token = try row.card.grantedToken(pin, permissions: .credentialManagement, platform: row.platform)
@@ -118,6 +124,12 @@ struct PowerCycleTests {
         case .signingKeyCache:
             #expect(try row.card.makeCredential(userId: [1]).status == .ok)
             #expect(try row.card.getAssertion().status == .ok)
+        case .largeBlobWrite:
+            // The first fragment of a 40-byte array (the arculus-fido21 card has large blobs).
+            try row.card.setPIN(pin, platform: row.platform)
+            row.evidence = try row.card.grantedToken(pin, permissions: .largeBlobWrite, platform: row.platform)
+            #expect(try row.card.largeBlobsSet(Self.largeBlobArray.prefix(20).map { $0 }, offset: 0, length: 40,
+                                               token: row.evidence).status == .ok)
         }
         if piece == .keyAgreementKey {
             let key = try row.card.cardKeyAgreementKey()
@@ -178,6 +190,12 @@ struct PowerCycleTests {
             try row.card.select()
             #expect(try row.card.credentialManagement(next).status == .notAllowed)
             #expect(try control.credentialManagement(next).status == .ok)
+        case .largeBlobWrite:
+            // The second fragment continues a write only where the first one is still pending.
+            try row.card.select()
+            let rest = Array(Self.largeBlobArray.suffix(20))
+            #expect(try row.card.largeBlobsSet(rest, offset: 20, token: row.evidence).status == .invalidSequence)
+            #expect(try control.largeBlobsSet(rest, offset: 20, token: row.evidence).status == .ok)
         case .signingKeyCache:
             // The cache is only a cache: the key is imported again and the assertion made.
             try row.card.select()

@@ -54,19 +54,23 @@ public struct AttestationIdentity: Sendable {
     /// Issues a FIDO batch certificate for `aaguid` under the emulator root.
     public static func issueBatchCertificate(aaguid: [UInt8], model: String, batchKey: P256PrivateKey,
                                              root: X509Certificate, rootKey: P256PrivateKey) throws -> X509Certificate {
+        try issueLeaf(unit: "Authenticator Attestation", model: model, extraSubject: [],
+                      serialNumber: [0x01] + Array(SHA256.hash(aaguid).prefix(15)), aaguid: aaguid,
+                      key: batchKey.publicKey, rootKey: rootKey)
+    }
+
+    /// A leaf certificate under the emulator root, valid from yesterday for 20 years, with the
+    /// FIDO subject (OU `unit`, CN the model) and the AAGUID extension.
+    static func issueLeaf(unit: String, model: String, extraSubject: [(String, String)], serialNumber: [UInt8],
+                          aaguid: [UInt8], key: P256PublicKey, rootKey: P256PrivateKey) throws -> X509Certificate {
         let now = Date()
         return try X509Certificate.make(
             subject: [("C", "US"), ("O", "Arculus Card Emulator (not a vendor CA)"),
-                      ("OU", "Authenticator Attestation"), ("CN", String(model.prefix(64)))],
-            issuer: rootSubject,
-            serialNumber: [0x01] + Array(SHA256.hash(aaguid).prefix(15)),
-            notBefore: now.addingTimeInterval(-86_400),
-            notAfter: now.addingTimeInterval(20 * 365 * 86_400),
-            subjectPublicKey: batchKey.publicKey,
-            issuerPrivateKey: rootKey,
-            isCA: false,
-            extraExtensions: [X509Extension(oid: aaguidExtensionOID, critical: false, derValue: [0x04, 0x10] + aaguid)]
-        )
+                      ("OU", unit), ("CN", String(model.prefix(64)))] + extraSubject,
+            issuer: rootSubject, serialNumber: serialNumber,
+            notBefore: now.addingTimeInterval(-86_400), notAfter: now.addingTimeInterval(20 * 365 * 86_400),
+            subjectPublicKey: key, issuerPrivateKey: rootKey, isCA: false,
+            extraExtensions: [X509Extension(oid: aaguidExtensionOID, critical: false, derValue: [0x04, 0x10] + aaguid)])
     }
 }
 
@@ -86,20 +90,10 @@ extension AttestationIdentity {
                                         info: Array("arculus-emulator enterprise attestation".utf8), outputByteCount: 32)
         var stream = CardRandom(.seeded(seed))
         let key = stream.p256Key()
-        let now = Date()
-        let certificate = try X509Certificate.make(
-            subject: [("C", "US"), ("O", "Arculus Card Emulator (not a vendor CA)"),
-                      ("OU", "Enterprise Attestation"), ("CN", String(profile.description.prefix(64))),
-                      ("serialNumber", Hex.string(seed.prefix(8), uppercase: false))],
-            issuer: rootSubject,
-            serialNumber: [0x02] + Array(seed.suffix(15)),
-            notBefore: now.addingTimeInterval(-86_400),
-            notAfter: now.addingTimeInterval(20 * 365 * 86_400),
-            subjectPublicKey: key.publicKey,
-            issuerPrivateKey: rootKey,
-            isCA: false,
-            extraExtensions: [X509Extension(oid: aaguidExtensionOID, critical: false, derValue: [0x04, 0x10] + aaguid)]
-        )
+        let certificate = try issueLeaf(
+            unit: "Enterprise Attestation", model: profile.description,
+            extraSubject: [("serialNumber", Hex.string(seed.prefix(8), uppercase: false))],
+            serialNumber: [0x02] + Array(seed.suffix(15)), aaguid: aaguid, key: key.publicKey, rootKey: rootKey)
         return AttestationIdentity(certificate: certificate, privateKey: key, rootCertificate: root)
     }
 }

@@ -63,41 +63,28 @@ extension CardProfile {
     /// build has, and the CTAP 2.2 ones clients use, for testing a client or a server against the
     /// whole specification.
     public static let reference: CardProfile = {
-        var profile = CardProfile(
-            name: "ctap-reference",
-            description: "CTAP 2.1 reference authenticator, every feature on (emulated, not an Arculus model)",
-            aaguid: "801878dc-baf3-4d48-a72c-1b23ed4be363",
-            versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1_PRE", "FIDO_2_1"],
-            extensions: ["credBlob", "credProtect", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "minPinLength",
-                         "thirdPartyPayment"],
-            pinUvAuthProtocols: [2, 1],
-            credentialManagement: true,
-            pinUvAuthToken: true,
-            makeCredUvNotRqd: true,
-            maxMsgSize: 2048,
-            maxCredentialCountInList: 8,
-            maxCredentialIdLength: 256,
-            transports: ["nfc"],
-            algorithms: [-7, -8, -35, -36, -47, -257, -37],
-            firmwareVersion: 0x0100,
-            minPINLength: 4,
-            residentKeyCapacity: 100,
-            resetWindowSeconds: 10,
-            selectResponse: "FIDO_2_0",
-            atr: "3B8A8001417263756C7573456D7519",
-            attestation: .packed)
+        // The FIDO 2.1 card's NFC front and limits, with every feature on.
+        var profile = arculusFIDO21
+        profile.name = "ctap-reference"
+        profile.description = "CTAP 2.1 reference authenticator, every feature on (emulated, not an Arculus model)"
+        profile.aaguid = "801878dc-baf3-4d48-a72c-1b23ed4be363"
+        profile.versions = ["U2F_V2", "FIDO_2_0", "FIDO_2_1_PRE", "FIDO_2_1"]
+        profile.extensions = ["credBlob", "credProtect", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "minPinLength",
+                              "thirdPartyPayment"]
+        profile.maxCredentialIdLength = 256
+        profile.algorithms = [-7, -8, -35, -36, -47, -257, -37]
+        profile.firmwareVersion = 0x0100
+        profile.residentKeyCapacity = 100
         profile.authenticatorConfig = true
         profile.alwaysUv = false
         profile.setMinPINLength = true
         profile.maxRPIDsForSetMinPINLength = 8
         profile.enterpriseAttestation = true
         profile.enterpriseAttestationRPIDs = ["enterprise.example"]
-        profile.largeBlobs = true
         profile.maxSerializedLargeBlobArray = 4096
         profile.maxCredBlobLength = 64
         profile.credentialManagementPreview = true
         profile.persistentCredentialManagement = true
-        profile.signatureCounterReservation = 64
         return profile
     }()
 

@@ -21,7 +21,7 @@ struct StateControlTests {
     }
 
     @Test("setPIN refuses what the card's PIN policy refuses, saying why", arguments: [
-        ("123", "it has 3 code points; the profile's minimum is 4"),
+        ("123", "it has 3 code points; the card's minimum is 4"),
         (String(repeating: "9", count: 64), "it is 64 bytes of UTF-8; at most 63 fit"),
         ("12\u{0}45", "it contains a NUL character"),
     ])

@@ -180,9 +180,12 @@ extension CardDriver {
         return (.ok, try platform.decrypt(secret, encrypted))
     }
 
-    /// A token that must be granted.
-    mutating func grantedToken(_ pin: String, permissions: PINUVAuthPermissions? = nil, platform: FixedKeyPlatform) throws -> [UInt8] {
-        let answer = try pinToken(pin, permissions: permissions, platform: platform)
+    /// A token that must be granted. Like a platform, it names the RP of an mc or ga token:
+    /// `rpId`, else example.com (CTAP 2.1 §6.5.5.7).
+    mutating func grantedToken(_ pin: String, permissions: PINUVAuthPermissions? = nil, rpId: String? = nil,
+                               platform: FixedKeyPlatform) throws -> [UInt8] {
+        let forOneRP = permissions.map { !$0.isDisjoint(with: [.makeCredential, .getAssertion]) } ?? false
+        let answer = try pinToken(pin, permissions: permissions, rpId: rpId ?? (forOneRP ? "example.com" : nil), platform: platform)
         guard let token = answer.token else { throw TestFailure("no token: \(answer.status.name)") }
         return token
     }
@@ -216,6 +219,18 @@ extension CardDriver {
             GetAssertionKey.rpId: .text(rpId), .clientDataHash: .bytes(clientDataHash),
             .pinUvAuthParam: token.map { .bytes(FixedKeyPlatform.authenticate($0, clientDataHash)) },
             .pinUvAuthProtocol: token == nil ? nil : 1,
+        ]))
+    }
+
+    /// authenticatorLargeBlobs set: `fragment` at `offset` (with the whole `length` at offset 0),
+    /// authenticated with `token` (CTAP 2.1 §6.10.2).
+    mutating func largeBlobsSet(_ fragment: [UInt8], offset: Int, length: Int? = nil,
+                                token: [UInt8]) throws -> (status: CTAPStatus, body: CBORMap) {
+        let le32 = (0..<4).map { UInt8(truncatingIfNeeded: offset >> (8 * $0)) }
+        let message = [UInt8](repeating: 0xFF, count: 32) + [CTAPCommand.largeBlobs.rawValue, 0x00] + le32 + SHA256.hash(fragment)
+        return try send(.largeBlobs, CBORMap([
+            LargeBlobsKey.set: .bytes(fragment), .offset: .int(offset), .length: length.map { .int($0) },
+            .pinUvAuthParam: .bytes(FixedKeyPlatform.authenticate(token, message)), .pinUvAuthProtocol: 1,
         ]))
     }
 
