@@ -53,16 +53,17 @@ def binary() -> Path:
 def slot_lock(timeout: float = 600.0):
     """Holds /tmp/arculus-slot1.lock (flock), waiting up to `timeout` for another suite's test."""
     SLOT_LOCK.touch(exist_ok=True)
-    with open(SLOT_LOCK, "r+") as handle, time_limit_paused():
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"{SLOT_LOCK} stayed locked for {timeout:.0f} s", pytrace=False)
-                time.sleep(0.2)
+    with open(SLOT_LOCK, "r+") as handle:
+        with time_limit_paused():
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        pytest.fail(f"{SLOT_LOCK} stayed locked for {timeout:.0f} s", pytrace=False)
+                    time.sleep(0.2)
         handle.seek(0)
         handle.truncate()
         handle.write(f"{os.getpid()} Tests/Flows\n")
@@ -322,7 +323,7 @@ def backend(fido_server):
     proxy.stop()
 
 
-#: Seconds a flow test may take, set-up and tear-down included, waiting for the slot lock not
+#: Seconds a flow test may take, set-up included, waiting for the slot lock and tear-down not
 #: counted ($ARCULUS_FLOW_TEST_TIMEOUT). The slowest (a card taken away for its 6 s tap delay)
 #: takes about 7 s; a card stuck in a loop would otherwise hang the run.
 TEST_TIME_LIMIT = float(os.environ.get("ARCULUS_FLOW_TEST_TIMEOUT", "60"))
@@ -361,6 +362,13 @@ def time_limit(request):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Tear-down runs to its end whatever the time: it stops the test's served cards and frees the
+    slot, which an expiring limit must not cut short."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 @pytest.hookimpl(hookwrapper=True)

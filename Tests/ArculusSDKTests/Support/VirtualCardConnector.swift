@@ -82,12 +82,17 @@ final class AnswerDeadline: @unchecked Sendable {
         self.seconds = seconds
     }
 
-    /// `body`'s answer, or `.failed` when it takes longer than the deadline (the card's thread is
-    /// then left to itself, and every later exchange fails the same way).
+    /// Set once an answer missed the deadline: the card's thread is still busy with it.
+    private var stuck = false
+
+    /// `body`'s answer, or `.failed` when it takes longer than the deadline. The card's thread is
+    /// then left to itself, and every later exchange fails at once.
     func answer(_ body: @escaping () -> [UInt8]) throws(CardTransportError) -> [UInt8] {
+        guard !stuck else { throw .failed("the card is still busy with an APDU it did not answer within \(seconds) s") }
         let exchange = Exchange(body)
         queue.async { exchange.run() }
         guard exchange.done.wait(timeout: .now() + .seconds(seconds)) == .success, let answer = exchange.answer else {
+            stuck = true
             throw .failed("the card did not answer within \(seconds) s; the test stops waiting (is the card stuck in a loop?)")
         }
         return answer

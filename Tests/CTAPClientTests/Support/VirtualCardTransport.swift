@@ -39,16 +39,20 @@ final class VirtualCardTransport: CardTransport {
     /// exchange, so that a card stuck in a loop fails the test instead of hanging the run (these
     /// tests are synchronous: a time limit cannot stop them while they wait on the card).
     private func answerInTime(_ apdu: [UInt8]) throws(CardTransportError) -> [UInt8] {
+        guard !cardIsStuck else { throw .failed("the card is still busy with an APDU it did not answer in time") }
         let pending = PendingAnswer()
         let card = UncheckedCard(card: card)
         cardQueue.async { pending.finish(card.card.transmit(apdu)) }
         guard pending.ready.wait(timeout: .now() + .seconds(15)) == .success, let answer = pending.answer else {
+            cardIsStuck = true
             throw .failed("the card did not answer within 15 s; the test stops waiting (is the card stuck in a loop?)")
         }
         return answer
     }
 
     private let cardQueue = DispatchQueue(label: "CTAPClientTests.card")
+    /// Set once an answer missed the deadline: the card's thread is still busy with it.
+    private var cardIsStuck = false
 
     func powerCycle() throws(CardTransportError) {
         card.powerCycle()
