@@ -87,8 +87,10 @@ public struct ArculusFidoMessage: Equatable, Sendable, ExpressibleByStringInterp
             segments += message.segments
         }
 
-        /// Another SDK error, as its ``ArculusFidoError/text(_:)`` reads, its names kept.
+        /// Another SDK error, as its description reads (`600 Tag Lost: registerUser: ...`), its
+        /// names kept.
         public mutating func appendInterpolation(_ error: ArculusFidoError) {
+            segments.append(.text("\(error.code): "))
             segments += error.fullMessage.segments
         }
     }

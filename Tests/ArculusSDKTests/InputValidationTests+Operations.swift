@@ -136,6 +136,10 @@ extension InputValidationTests {
         #expect(blocked.text(Self.marked) == "<changePin>: the PIN is blocked (CTAP2_ERR_PIN_BLOCKED), no attempts left; only [resetDevice], which erases every credential on the card, makes it usable again")
         let full = ArculusFidoError(.ctap(CTAPError(status: .keyStoreFull, command: .makeCredential)), during: .registerUser)
         #expect(full.text(Self.marked) == "<registerUser>: the card has no room for another credential (CTAP2_ERR_KEY_STORE_FULL); delete one with [deleteCredentialByCredentialId]")
+        let lost = ArculusFidoError(.transport(.cardRemoved("gone")), during: .registerUser)
+        let rollback = ArculusFidoError(.unknown, during: .registerUser, "the server refused it; rollback failed: \(lost)")
+        #expect(rollback.text(Self.marked) == "<registerUser>: the server refused it; rollback failed: 600 Tag Lost: <registerUser>: the card left the reader (gone); hold it on the reader and try again")
+        #expect(rollback.message == "registerUser: the server refused it; rollback failed: 600 Tag Lost: registerUser: the card left the reader (gone); hold it on the reader and try again")
         let noPIN = ArculusFidoError(.ctap(CTAPError(status: .pinNotSet, command: .clientPIN)), during: .registerCardOnly)
         #expect(noPIN.text(Self.marked) == "<registerCardOnly>: the card has no PIN yet (CTAP2_ERR_PIN_NOT_SET); set one with [setPin] first")
     }
