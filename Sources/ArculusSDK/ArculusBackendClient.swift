@@ -37,42 +37,61 @@ public final class ArculusBackendClient: Sendable {
     /// Phase 1 of a registration: the backend asks its FIDO2 server for options. Forgets the
     /// cookies of an earlier flow and keeps the ones this answer carries.
     public func registerBegin(username: String, displayName: String, rpId: String) async throws(ArculusFidoError) -> JSONValue {
+        try await registerBegin(username: username, displayName: displayName, rpId: rpId, during: nil)
+    }
+
+    func registerBegin(username: String, displayName: String, rpId: String,
+                       during operation: ArculusFidoOperation?) async throws(ArculusFidoError) -> JSONValue {
         clearSessionCookies()
         let answer = try await post(registerPath, [
             "operation": .string("register"), "username": .string(username),
             "displayName": .string(displayName), "rpId": .string(rpId),
-        ], what: "registration begin at the backend")
+        ], during: operation, what: "registration begin at the backend")
         keepCookies(answer)
         return answer
     }
 
     /// Phase 3 of a registration: the backend forwards the card's response to its FIDO2 server.
     public func registerComplete(username: String, cardResponseData: JSONValue) async throws(ArculusFidoError) -> JSONValue {
+        try await registerComplete(username: username, cardResponseData: cardResponseData, during: nil)
+    }
+
+    func registerComplete(username: String, cardResponseData: JSONValue,
+                          during operation: ArculusFidoOperation?) async throws(ArculusFidoError) -> JSONValue {
         var body: [String: JSONValue] = [
             "operation": .string("register"), "username": .string(username), "cardResponseData": cardResponseData,
         ]
         if let cookies { body["cookies"] = .string(cookies) }
-        return try await post(registerPath, body, what: "registration complete at the backend")
+        return try await post(registerPath, body, during: operation, what: "registration complete at the backend")
     }
 
     /// Phase 1 of an authentication.
     public func authenticateBegin(username: String, rpId: String) async throws(ArculusFidoError) -> JSONValue {
+        try await authenticateBegin(username: username, rpId: rpId, during: nil)
+    }
+
+    func authenticateBegin(username: String, rpId: String, during operation: ArculusFidoOperation?) async throws(ArculusFidoError) -> JSONValue {
         clearSessionCookies()
         let answer = try await post(authenticatePath, [
             "operation": .string("authenticate"), "username": .string(username), "rpId": .string(rpId),
-        ], what: "authentication begin at the backend")
+        ], during: operation, what: "authentication begin at the backend")
         keepCookies(answer)
         return answer
     }
 
     /// Phase 3 of an authentication.
     public func authenticateComplete(cardResponseData: JSONValue, sessionId: String?, username: String) async throws(ArculusFidoError) -> JSONValue {
+        try await authenticateComplete(cardResponseData: cardResponseData, sessionId: sessionId, username: username, during: nil)
+    }
+
+    func authenticateComplete(cardResponseData: JSONValue, sessionId: String?, username: String,
+                              during operation: ArculusFidoOperation?) async throws(ArculusFidoError) -> JSONValue {
         var body: [String: JSONValue] = [
             "operation": .string("authenticate"), "username": .string(username), "cardResponseData": cardResponseData,
         ]
         if let sessionId { body["sessionId"] = .string(sessionId) }
         if let cookies { body["cookies"] = .string(cookies) }
-        return try await post(authenticatePath, body, what: "authentication complete at the backend")
+        return try await post(authenticatePath, body, during: operation, what: "authentication complete at the backend")
     }
 
     private func keepCookies(_ answer: JSONValue) {
@@ -83,13 +102,15 @@ public final class ArculusBackendClient: Sendable {
 
     /// POSTs to the backend; the answer's JSON whatever its HTTP status (the servlet reports
     /// failures as `{"status": "failed", "error": …}` with 4xx/5xx), with `httpStatus` added.
-    private func post(_ path: String, _ body: [String: JSONValue], what: String) async throws(ArculusFidoError) -> JSONValue {
+    private func post(_ path: String, _ body: [String: JSONValue], during operation: ArculusFidoOperation?,
+                      what: String) async throws(ArculusFidoError) -> JSONValue {
         guard let url = URL(string: baseUrl + (path.hasPrefix("/") ? path : "/" + path)), url.host != nil else {
-            throw ArculusFidoError(.unknown, "\(what): '\(baseUrl)\(path)' is not a URL")
+            throw ArculusFidoError(.unknown, during: operation, "\(what): '\(baseUrl)\(path)' is not a URL")
         }
-        let answer = try await http.post(url, .object(body), what: what, cookieHeader: cookies)
+        let answer = try await http.post(url, .object(body), during: operation, what: what, cookieHeader: cookies)
         guard case .object(var members) = answer.json else {
-            throw ArculusFidoError(.unknown, "\(what): the backend answered HTTP \(answer.status) without JSON: \(answer.text.prefix(200))",
+            throw ArculusFidoError(.unknown, during: operation,
+                                   "\(what): the backend answered HTTP \(answer.status) without JSON: \(answer.text.prefix(200))",
                                    httpStatus: answer.status)
         }
         members["httpStatus"] = .int(answer.status)

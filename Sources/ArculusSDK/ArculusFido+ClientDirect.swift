@@ -15,9 +15,11 @@ extension ArculusFido {
     /// When the server refuses the result the new credential is deleted from the card again, so
     /// card and server stay in step. Returns the server's final answer (JSON text).
     public func registerUser(fidoServer: ArculusFidoServer, pin: String, username: String, displayName: String,
-                             relyingParty: String, resetDevice: Bool = false,
-                             registrationInfo: String? = nil) async throws(ArculusFidoError) -> String {
-        let operation = "registerUser"
+                             relyingParty: String, resetDevice: Bool = false, registrationInfo: String? = nil,
+                             allowRPIDMismatch: Bool = false) async throws(ArculusFidoError) -> String {
+        let operation = ArculusFidoOperation.registerUser
+        let serverOrigin = try Self.checkFlowInputs(operation, fidoServer: fidoServer, pin: pin, newPIN: resetDevice,
+                                                    username: username, relyingParty: relyingParty)
         return try await withCard(operation) { session throws(ArculusFidoError) -> String in
             if resetDevice {
                 try await session.perform { client, operation throws(ArculusFidoError) in
@@ -25,25 +27,24 @@ extension ArculusFido {
                 }
             }
             let http = HTTPExchange(timeout: fidoServer.timeout)
-            let begin = try await http.post(try fidoServer.url(fidoServer.registrationBeginEndpoint),
+            let begin = try await http.post(try fidoServer.url(fidoServer.registrationBeginEndpoint, during: operation),
                                             .object(["username": .string(username), "displayName": .string(displayName)]),
-                                            what: "\(operation) (registration begin)")
+                                            during: operation, what: "registration begin")
             let options = try Self.serverOptions(begin, what: "the registration options", operation: operation)
-            guard let challenge = options["challenge"]?.stringValue else {
-                throw ArculusFidoError(.unknown, "\(operation): the server's registration options have no challenge")
-            }
-            let rpID = options["rp"]?["id"]?.stringValue ?? relyingParty
+            let server = ServerCheck(operation: operation, source: "the FIDO2 server's registration options")
+            let (challengeBytes, rpID) = try server.signing(options, rpField: "rp.id", fallback: relyingParty, origin: serverOrigin,
+                                                            originName: "the server's origin", allowMismatch: allowRPIDMismatch)
             let rpName = options["rp"]?["name"]?.stringValue ?? rpID
-            let userHandle = options["user"]?["id"]?.stringValue.flatMap(Base64URL.decode) ?? CardOperations.userHandle(for: username)
+            let userHandle = try options["user"]?["id"]?.stringValue.map { (text: String) throws(ArculusFidoError) in try server.userHandle(text) }
+                ?? CardOperations.userHandle(for: username)
             let userName = options["user"]?["name"]?.stringValue ?? username
             let userDisplayName = options["user"]?["displayName"]?.stringValue ?? displayName
             let algorithms = options["pubKeyCredParams"]?.arrayValue?.compactMap { $0["alg"]?.intValue } ?? [COSEPublicKey.es256]
             guard algorithms.contains(COSEPublicKey.es256) else {
-                throw ArculusFidoError(.unknown, "\(operation): the server accepts algorithms \(algorithms); the card signs with ES256 (-7) only")
+                throw ArculusFidoError(.unknown, during: operation, "the server accepts algorithms \(algorithms); the card signs with ES256 (-7) only")
             }
-            let excluded = (options["excludeCredentials"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(Base64URL.decode) }
-                .map { CredentialDescriptor(id: $0) }
-            let clientData = try ClientDataJSON.create(challenge: challenge, origin: fidoServer.origin)
+            let excluded = try server.credentials(options["excludeCredentials"], field: "excludeCredentials")
+            let clientData = ClientDataJSON(type: "webauthn.create", challenge: challengeBytes, origin: serverOrigin)
 
             let result = try await session.perform { client, operation throws(ArculusFidoError) in
                 try CardOperations.register(
@@ -56,11 +57,11 @@ extension ArculusFido {
             }
             body["username"] = .string(username)
             if let registrationInfo { body["registrationInfo"] = .string(registrationInfo) }
-            let complete = try await http.post(try fidoServer.url(fidoServer.registrationCompleteEndpoint), .object(body),
-                                               what: "\(operation) (registration result)")
+            let complete = try await http.post(try fidoServer.url(fidoServer.registrationCompleteEndpoint, during: operation),
+                                               .object(body), during: operation, what: "registration result")
             if let refusal = Self.refusal(complete) {
                 let credentialID = result.credentialID
-                var rollback = "; the new credential was deleted from the card again"
+                var rollback: ArculusFidoMessage = "; the new credential was deleted from the card again"
                 do {
                     try await session.perform { client, operation throws(ArculusFidoError) in
                         try CardOperations.delete(client, pin: pin, credentialID: credentialID, operation)
@@ -68,7 +69,7 @@ extension ArculusFido {
                 } catch {
                     rollback = " (Warning: Credential may still exist on card - rollback failed: \(error))"
                 }
-                throw ArculusFidoError(.unknown, "\(operation): the FIDO2 server refused the registration: \(refusal)" + rollback,
+                throw ArculusFidoError(.unknown, during: operation, "the FIDO2 server refused the registration: \(refusal)" + rollback,
                                        httpStatus: complete.status)
             }
             return complete.text
@@ -81,29 +82,29 @@ extension ArculusFido {
     /// (plus `username`) to the complete endpoint with the session cookies. Returns the server's
     /// final answer (JSON text).
     public func authenticateUser(fidoServer: ArculusFidoServer, pin: String, username: String, displayName: String,
-                                 relyingParty: String) async throws(ArculusFidoError) -> String {
-        let operation = "authenticateUser"
+                                 relyingParty: String, allowRPIDMismatch: Bool = false) async throws(ArculusFidoError) -> String {
+        let operation = ArculusFidoOperation.authenticateUser
+        let serverOrigin = try Self.checkFlowInputs(operation, fidoServer: fidoServer, pin: pin, newPIN: false,
+                                                    username: username, relyingParty: relyingParty)
         return try await withCard(operation) { session throws(ArculusFidoError) -> String in
             let http = HTTPExchange(timeout: fidoServer.timeout)
-            let begin = try await http.post(try fidoServer.url(fidoServer.authorizationBeginEndpoint),
+            let begin = try await http.post(try fidoServer.url(fidoServer.authorizationBeginEndpoint, during: operation),
                                             .object(["username": .string(username), "displayName": .string(displayName)]),
-                                            what: "\(operation) (authentication begin)")
+                                            during: operation, what: "authentication begin")
             if let refusal = Self.refusal(begin) {
                 let lowered = refusal.lowercased()
                 let unknownUser = begin.status == 404 || ["not found", "does not exist", "unknown user", "no such user", "not registered"]
                     .contains { lowered.contains($0) }
-                throw ArculusFidoError(unknownUser ? .userNotFound : .unknown,
-                                       "\(operation): the FIDO2 server refused to start an authentication for '\(username)': \(refusal)",
+                throw ArculusFidoError(unknownUser ? .userNotFound : .unknown, during: operation,
+                                       "the FIDO2 server refused to start an authentication for '\(username)': \(refusal)",
                                        httpStatus: begin.status)
             }
             let options = try Self.serverOptions(begin, what: "the authentication options", operation: operation)
-            guard let challenge = options["challenge"]?.stringValue else {
-                throw ArculusFidoError(.unknown, "\(operation): the server's authentication options have no challenge")
-            }
-            let rpID = options["rpId"]?.stringValue ?? relyingParty
-            let allowed = (options["allowCredentials"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(Base64URL.decode) }
-                .map { CredentialDescriptor(id: $0) }
-            let clientData = try ClientDataJSON.get(challenge: challenge, origin: fidoServer.origin)
+            let server = ServerCheck(operation: operation, source: "the FIDO2 server's authentication options")
+            let (challengeBytes, rpID) = try server.signing(options, rpField: "rpId", fallback: relyingParty, origin: serverOrigin,
+                                                            originName: "the server's origin", allowMismatch: allowRPIDMismatch)
+            let allowed = try server.credentials(options["allowCredentials"], field: "allowCredentials")
+            let clientData = ClientDataJSON(type: "webauthn.get", challenge: challengeBytes, origin: serverOrigin)
             let assertion = try await session.perform { client, operation throws(ArculusFidoError) in
                 try CardOperations.authenticate(client, pin: pin, rpID: rpID, clientDataHash: clientData.hash,
                                                 allowList: allowed, username: username, operation)
@@ -112,21 +113,38 @@ extension ArculusFido {
                 preconditionFailure("an authentication response is an object")
             }
             body["username"] = .string(username)
-            let complete = try await http.post(try fidoServer.url(fidoServer.authorizationCompleteEndpoint), .object(body),
-                                               what: "\(operation) (authentication result)")
+            let complete = try await http.post(try fidoServer.url(fidoServer.authorizationCompleteEndpoint, during: operation),
+                                               .object(body), during: operation, what: "authentication result")
             if let refusal = Self.refusal(complete) {
-                throw ArculusFidoError(.unknown, "\(operation): the FIDO2 server refused the authentication: \(refusal)",
+                throw ArculusFidoError(.unknown, during: operation, "the FIDO2 server refused the authentication: \(refusal)",
                                        httpStatus: complete.status)
             }
             return complete.text
         }
     }
 
+    /// The caller's values of a client-direct flow, checked before the card is tapped; the
+    /// origin clientDataJSON gets (the server's own).
+    private static func checkFlowInputs(_ operation: ArculusFidoOperation, fidoServer: ArculusFidoServer, pin: String, newPIN: Bool,
+                                        username: String, relyingParty: String) throws(ArculusFidoError) -> WebOrigin {
+        let check = InputCheck(operation: operation)
+        try check.server(fidoServer.baseURL, .fidoServer)
+        let (origin, problem) = WebOrigin.parse(fidoServer.origin)
+        guard let origin else {
+            throw check.refusal(.invalidServer, .fidoServer, value: fidoServer.domain,
+                                "gives the origin \(ArculusFidoInputError.quoted(fidoServer.origin)), which \(problem ?? "is not an origin")")
+        }
+        try check.pin(pin, isNew: newPIN)
+        try check.username(username)
+        try check.rpID(relyingParty, .relyingParty)
+        return origin
+    }
+
     /// The options of a begin answer: the object itself, or its `publicKey` member (WebAuthn's
     /// CredentialCreationOptions shape); a refusal is an error.
-    static func serverOptions(_ answer: HTTPExchange.Answer, what: String, operation: String) throws(ArculusFidoError) -> JSONValue {
+    static func serverOptions(_ answer: HTTPExchange.Answer, what: String, operation: ArculusFidoOperation) throws(ArculusFidoError) -> JSONValue {
         if let refusal = refusal(answer) {
-            throw ArculusFidoError(.unknown, "\(operation): the FIDO2 server refused \(what): \(refusal)", httpStatus: answer.status)
+            throw ArculusFidoError(.unknown, during: operation, "the FIDO2 server refused \(what): \(refusal)", httpStatus: answer.status)
         }
         return answer.json["publicKey"] ?? answer.json
     }

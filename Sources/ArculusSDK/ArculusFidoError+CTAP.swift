@@ -2,7 +2,7 @@ import CTAPClient
 import FIDOWire
 
 extension ArculusFidoError {
-    /// The SDK error for a client error during `operation` (e.g. "registerCardOnly").
+    /// The SDK error for a client error during `operation` (e.g. ``ArculusFidoOperation/registerCardOnly``).
     ///
     /// | client error | code |
     /// | --- | --- |
@@ -16,74 +16,75 @@ extension ArculusFidoError {
     /// | everything else | 601 Unknown |
     ///
     /// - Parameter pinRetries: the retry counter read after a PIN failure, for the message.
-    public init(_ error: CTAPClientError, during operation: String, pinRetries: Int? = nil) {
+    public init(_ error: CTAPClientError, during operation: ArculusFidoOperation, pinRetries: Int? = nil) {
         switch error {
         case .transport(.cardRemoved(let reason)):
-            self.init(.tagLost, "the card left the reader during \(operation) (\(reason)); hold it on the reader and try again")
+            self.init(.tagLost, during: operation, "the card left the reader (\(reason)); hold it on the reader and try again")
         case .transport(let failure):
-            self.init(.transmitFailed, "\(operation) could not reach the card: \(failure)")
+            self.init(.transmitFailed, during: operation, "the card cannot be reached: \(failure)")
         case .unexpectedStatusWord, .malformedResponse, .stillProcessing:
-            self.init(.transmitFailed, "\(operation): \(error)")
+            self.init(.transmitFailed, during: operation, "\(error)")
         case .appletNotFound, .ctap2NotSupported:
-            self.init(.unknown, "\(operation): \(error); this is not a FIDO2 card")
+            self.init(.unknown, during: operation, "\(error); this is not a FIDO2 card")
         case .unsupported(let reason), .invalidArgument(let reason):
-            self.init(.unknown, "\(operation): \(reason)")
+            self.init(.unknown, during: operation, "\(reason)")
         case .ctap(let refusal):
             self.init(refusal, during: operation, pinRetries: pinRetries)
         }
     }
 
-    private init(_ refusal: CTAPError, during operation: String, pinRetries: Int?) {
+    private init(_ refusal: CTAPError, during operation: ArculusFidoOperation, pinRetries: Int?) {
         let status = refusal.status
-        let left = pinRetries.map { "\($0) attempt\($0 == 1 ? "" : "s") left before the card blocks its PIN" }
+        let left = pinRetries.map { "; \($0) attempt\($0 == 1 ? "" : "s") left before the card blocks its PIN" } ?? ""
         if refusal.command == .reset {
-            self.init(.deviceResetFailed, Self.resetMessage(status), ctapStatus: status)
+            self.init(.deviceResetFailed, during: operation, Self.resetMessage(status), ctapStatus: status)
             return
         }
         if refusal.subcommand == "getKeyAgreement" {
-            self.init(.pinVerificationFailed,
-                      "\(operation): the card did not give its key agreement key (\(status.name)), so the PIN cannot be sent",
+            self.init(.pinVerificationFailed, during: operation,
+                      "the card did not give its key agreement key (\(status.name)), so the PIN cannot be sent",
                       ctapStatus: status)
             return
         }
+        let message: ArculusFidoMessage
+        var code = ArculusFidoErrorCode.unknown
+        var retries: Int?
         switch status {
         case .noCredentials:
-            self.init(.noCredentials, "\(operation): the card holds no matching credential (\(status.name)); it was deleted, or registered on another card or for another relying party",
-                      ctapStatus: status)
+            code = .noCredentials
+            message = "the card holds no matching credential (\(status.name)); it was deleted, or registered on another card or for another relying party"
         case .keyStoreFull:
-            self.init(.keystoreFull, "\(operation): the card has no room for another credential (\(status.name)); delete one with deleteCredentialByCredentialId",
-                      ctapStatus: status)
+            code = .keystoreFull
+            message = "the card has no room for another credential (\(status.name)); delete one with \(call: .deleteCredentialByCredentialId)"
         case .pinInvalid:
-            self.init(.getPINTokenFailed, "\(operation): the PIN is wrong (\(status.name))\(left.map { "; " + $0 } ?? "")",
-                      ctapStatus: status, pinRetries: pinRetries)
+            (code, retries) = (.getPINTokenFailed, pinRetries)
+            message = "the PIN is wrong (\(status.name))\(left)"
         case .pinAuthBlocked:
-            self.init(.getPINTokenFailed, "\(operation): three wrong PINs in a row (\(status.name)); take the card off the reader and tap it again before the next try\(left.map { "; " + $0 } ?? "")",
-                      ctapStatus: status, pinRetries: pinRetries)
+            (code, retries) = (.getPINTokenFailed, pinRetries)
+            message = "three wrong PINs in a row (\(status.name)); take the card off the reader and tap it again before the next try\(left)"
         case .pinBlocked:
-            self.init(.getPINTokenFailed, "\(operation): the PIN is blocked (\(status.name)), no attempts left; only resetDevice, which erases every credential on the card, makes it usable again",
-                      ctapStatus: status, pinRetries: 0)
+            (code, retries) = (.getPINTokenFailed, 0)
+            message = "the PIN is blocked (\(status.name)), no attempts left; only \(call: .resetDevice), which erases every credential on the card, makes it usable again"
         case .pinNotSet:
-            self.init(.getPINTokenFailed, "\(operation): the card has no PIN yet (\(status.name)); set one with setPin first",
-                      ctapStatus: status)
+            code = .getPINTokenFailed
+            message = "the card has no PIN yet (\(status.name)); set one with \(call: .setPin) first"
         case .unauthorizedPermission:
-            self.init(.getPINTokenFailed, "\(operation): the card does not grant the PIN token permission this needs (\(status.name))",
-                      ctapStatus: status)
+            code = .getPINTokenFailed
+            message = "the card does not grant the PIN token permission this needs (\(status.name))"
         case .pinAuthInvalid:
-            self.init(.pinVerificationFailed, "\(operation): the card rejected the PIN authentication (\(status.name)); the PIN token expired or does not cover this",
-                      ctapStatus: status)
+            code = .pinVerificationFailed
+            message = "the card rejected the PIN authentication (\(status.name)); the PIN token expired or does not cover this"
         case .pinPolicyViolation:
-            self.init(.unknown, "\(operation): the card's PIN policy refuses the new PIN (\(status.name)); choose a longer one",
-                      ctapStatus: status)
+            message = "the card's PIN policy refuses the new PIN (\(status.name)); choose a longer one"
         case .credentialExcluded:
-            self.init(.unknown, "\(operation): this card is already registered for this account (\(status.name))",
-                      ctapStatus: status)
+            message = "this card is already registered for this account (\(status.name))"
         default:
-            self.init(.unknown, "\(operation): the card refused \(refusal.command.name)\(refusal.subcommand.map { " " + $0 } ?? "") with \(status)",
-                      ctapStatus: status)
+            message = "the card refused \(refusal.command.name)\(refusal.subcommand.map { " " + $0 } ?? "") with \(status)"
         }
+        self.init(code, during: operation, message, ctapStatus: status, pinRetries: retries)
     }
 
-    private static func resetMessage(_ status: CTAPStatus) -> String {
+    private static func resetMessage(_ status: CTAPStatus) -> ArculusFidoMessage {
         switch status {
         case .notAllowed:
             "the card allows a reset only within seconds of being tapped (\(status.name)); take it off the reader, tap it again and reset at once"

@@ -1,5 +1,6 @@
 /// The card error codes of the vendor's Arculus FIDO SDK (developer documentation, "Error codes"),
-/// so that an app written against the vendor SDK handles this one's errors the same way.
+/// so that an app written against the vendor SDK handles this one's errors the same way, plus
+/// this SDK's own code for a caller's mistake (700, outside the vendor's range).
 public enum ArculusFidoErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// The card left the NFC field (or reader) during the operation.
     case tagLost = 600
@@ -22,6 +23,10 @@ public enum ArculusFidoErrorCode: Int, Sendable, CaseIterable, CustomStringConve
     /// The card rejected the PIN authentication, or did not give its key agreement key
     /// ("Get Public Key Failed").
     case pinVerificationFailed = 609
+    /// Not a vendor code: a value the caller passed is not acceptable (an RP ID that is a URL, a
+    /// challenge that is not base64url, a PIN no card can have), found before the card is
+    /// touched. ``ArculusFidoError/input`` says which and why.
+    case invalidInput = 700
 
     /// The vendor's name for the code, e.g. "Tag Lost".
     public var title: String {
@@ -36,6 +41,7 @@ public enum ArculusFidoErrorCode: Int, Sendable, CaseIterable, CustomStringConve
         case .transmitFailed: "Transmit Failed"
         case .getPINTokenFailed: "Get PIN Token Failed"
         case .pinVerificationFailed: "PIN Verification Failed"
+        case .invalidInput: "Invalid Input"
         }
     }
 

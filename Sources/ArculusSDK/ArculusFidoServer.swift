@@ -79,10 +79,11 @@ public final class ArculusFidoServer: Sendable {
     }
 
     /// The URL of `endpoint` (a path relative to the base, with or without a leading slash).
-    func url(_ endpoint: String) throws(ArculusFidoError) -> URL {
+    func url(_ endpoint: String, during operation: ArculusFidoOperation) throws(ArculusFidoError) -> URL {
         let path = endpoint.hasPrefix("/") ? String(endpoint.dropFirst()) : endpoint
         guard let url = URL(string: baseURL + "/" + path), url.host != nil else {
-            throw ArculusFidoError(.unknown, "'\(baseURL)/\(path)' is not a URL; give the server as a host name or http(s)://host:port")
+            throw ArculusFidoError(.unknown, during: operation,
+                                   "'\(baseURL)/\(path)' is not a URL; give the server as a host name or http(s)://host:port and the endpoint as a path")
         }
         return url
     }

@@ -8,13 +8,13 @@ import FIDOWire
 /// certificate, packed self, or none). A failure is 604 Signature Failed: a card whose
 /// signatures do not verify is broken or not what it claims, and a server would refuse it anyway.
 enum AttestationCheck {
-    static func verify(_ result: AttestationResult, clientDataHash: [UInt8], rpID: String, operation: String) throws(ArculusFidoError) {
+    static func verify(_ result: AttestationResult, clientDataHash: [UInt8], rpID: String, operation: ArculusFidoOperation) throws(ArculusFidoError) {
         let data = result.authenticatorData
         guard data.rpIDHash == SHA256.hash(Array(rpID.utf8)) else {
-            throw ArculusFidoError(.signatureFailed, "\(operation): the card signed for another relying party than \(rpID)")
+            throw ArculusFidoError(.signatureFailed, during: operation, "the card signed for another relying party than \(rpID)")
         }
         guard data.userPresent else {
-            throw ArculusFidoError(.signatureFailed, "\(operation): the card's registration lacks the user-present flag")
+            throw ArculusFidoError(.signatureFailed, during: operation, "the card's registration lacks the user-present flag")
         }
         let signed = data.bytes + clientDataHash
         switch result.format {
@@ -23,34 +23,34 @@ enum AttestationCheck {
         case "packed":
             guard let signature = result.statement[text: "sig"]?.bytesValue,
                   result.statement[text: "alg"]?.intValue == COSEPublicKey.es256 else {
-                throw ArculusFidoError(.signatureFailed, "\(operation): the packed attestation statement has no ES256 signature")
+                throw ArculusFidoError(.signatureFailed, during: operation, "the packed attestation statement has no ES256 signature")
             }
             let key: P256PublicKey
             if let leaf = result.statement[text: "x5c"]?.arrayValue?.first?.bytesValue {
                 do {
                     key = try X509Certificate(der: leaf).publicKey
                 } catch {
-                    throw ArculusFidoError(.signatureFailed, "\(operation): the attestation certificate is unreadable: \(error)")
+                    throw ArculusFidoError(.signatureFailed, during: operation, "the attestation certificate is unreadable: \(error)")
                 }
             } else if let credentialKey = data.attestedCredential?.publicKey.publicKey {
                 key = credentialKey
             } else {
-                throw ArculusFidoError(.signatureFailed, "\(operation): no key to check the attestation signature with")
+                throw ArculusFidoError(.signatureFailed, during: operation, "no key to check the attestation signature with")
             }
             guard key.isValidSignature(signature, for: signed) else {
-                throw ArculusFidoError(.signatureFailed, "\(operation): the card's attestation signature does not verify")
+                throw ArculusFidoError(.signatureFailed, during: operation, "the card's attestation signature does not verify")
             }
         default:
-            throw ArculusFidoError(.signatureFailed, "\(operation): unknown attestation format '\(result.format)'")
+            throw ArculusFidoError(.signatureFailed, during: operation, "unknown attestation format '\(result.format)'")
         }
     }
 
-    static func check(_ assertion: AssertionResult, rpID: String, operation: String) throws(ArculusFidoError) {
+    static func check(_ assertion: AssertionResult, rpID: String, operation: ArculusFidoOperation) throws(ArculusFidoError) {
         guard assertion.authenticatorData.rpIDHash == SHA256.hash(Array(rpID.utf8)) else {
-            throw ArculusFidoError(.signatureFailed, "\(operation): the card signed for another relying party than \(rpID)")
+            throw ArculusFidoError(.signatureFailed, during: operation, "the card signed for another relying party than \(rpID)")
         }
         guard assertion.authenticatorData.userPresent else {
-            throw ArculusFidoError(.signatureFailed, "\(operation): the card's assertion lacks the user-present flag")
+            throw ArculusFidoError(.signatureFailed, during: operation, "the card's assertion lacks the user-present flag")
         }
     }
 }

@@ -17,7 +17,7 @@ enum CardOperations {
     }
 
     /// Runs client calls, mapping their errors.
-    static func run<T>(_ client: CTAPClient, _ operation: String, _ body: () throws(CTAPClientError) -> T) throws(ArculusFidoError) -> T {
+    static func run<T>(_ client: CTAPClient, _ operation: ArculusFidoOperation, _ body: () throws(CTAPClientError) -> T) throws(ArculusFidoError) -> T {
         do {
             return try body()
         } catch {
@@ -25,7 +25,7 @@ enum CardOperations {
         }
     }
 
-    private static func mapped(_ error: CTAPClientError, _ client: CTAPClient, _ operation: String) -> ArculusFidoError {
+    private static func mapped(_ error: CTAPClientError, _ client: CTAPClient, _ operation: ArculusFidoOperation) -> ArculusFidoError {
         var retries: Int?
         if let status = error.ctapStatus, status == .pinInvalid || status == .pinAuthBlocked {
             retries = try? client.pinRetries().retries
@@ -34,35 +34,45 @@ enum CardOperations {
     }
 
     static func token(_ client: CTAPClient, pin: String, _ permissions: TokenPermissions, rpID: String?,
-                      _ operation: String) throws(ArculusFidoError) -> PINUVAuthToken {
+                      _ operation: ArculusFidoOperation) throws(ArculusFidoError) -> PINUVAuthToken {
         if client.info.isPINSet == false {
-            throw ArculusFidoError(.getPINTokenFailed, "\(operation): the card has no PIN yet; set one with setPin first",
-                                   ctapStatus: .pinNotSet)
+            throw noPIN(operation)
         }
         return try run(client, operation) { () throws(CTAPClientError) in
             try client.pinToken(pin: pin, permissions: permissions, rpID: rpID)
         }
     }
 
-    static func setPIN(_ client: CTAPClient, _ pin: String, _ operation: String) throws(ArculusFidoError) {
+    /// 608 for an operation that needs a PIN on a card without one.
+    private static func noPIN(_ operation: ArculusFidoOperation) -> ArculusFidoError {
+        ArculusFidoError(.getPINTokenFailed, during: operation, "the card has no PIN yet; set one with \(call: .setPin) first",
+                         ctapStatus: .pinNotSet)
+    }
+
+    /// Sets the first PIN; `parameter` names it in an error (`pin` of setPin, resetDevice, ...).
+    static func setPIN(_ client: CTAPClient, _ pin: String, _ operation: ArculusFidoOperation,
+                       parameter: ArculusFidoParameter = .pin) throws(ArculusFidoError) {
         if client.info.isPINSet == true {
-            throw ArculusFidoError(.unknown, "\(operation): the card already has a PIN; change it with changePin(oldPin:newPin:), or erase the card with resetDevice")
+            throw ArculusFidoError(.unknown, during: operation,
+                                   "the card already has a PIN; change it with \(call: .changePin), or erase the card with \(call: .resetDevice)")
         }
+        try InputCheck(operation: operation).newPINFitsCard(pin, parameter, minimum: client.info.minPINLength)
         try run(client, operation) { () throws(CTAPClientError) in try client.setPIN(pin) }
     }
 
-    static func changePIN(_ client: CTAPClient, from oldPIN: String, to newPIN: String, _ operation: String) throws(ArculusFidoError) {
-        if client.info.isPINSet == false {
-            throw ArculusFidoError(.getPINTokenFailed, "\(operation): the card has no PIN yet; set one with setPin first",
-                                   ctapStatus: .pinNotSet)
-        }
+    static func changePIN(_ client: CTAPClient, from oldPIN: String, to newPIN: String, _ operation: ArculusFidoOperation) throws(ArculusFidoError) {
+        if client.info.isPINSet == false { throw noPIN(operation) }
+        try InputCheck(operation: operation).newPINFitsCard(newPIN, .newPin, minimum: client.info.minPINLength)
         try run(client, operation) { () throws(CTAPClientError) in try client.changePIN(from: oldPIN, to: newPIN) }
     }
 
-    /// A verified discoverable registration.
-    static func register(_ client: CTAPClient, pin: String, relyingParty: RelyingPartyEntity, user: UserEntity,
+    /// A verified discoverable registration. The user's name and display name are cut to CTAP's
+    /// 64 bytes (``UserText``).
+    static func register(_ client: CTAPClient, pin: String, relyingParty: RelyingPartyEntity, user given: UserEntity,
                          clientData: ClientDataJSON, algorithms: [Int] = [COSEPublicKey.es256],
-                         excludeList: [CredentialDescriptor] = [], _ operation: String) throws(ArculusFidoError) -> AttestationResult {
+                         excludeList: [CredentialDescriptor] = [], _ operation: ArculusFidoOperation) throws(ArculusFidoError) -> AttestationResult {
+        let user = UserEntity(id: given.id, name: given.name.map(UserText.truncated),
+                              displayName: given.displayName.map(UserText.truncated))
         let token = try token(client, pin: pin, .makeCredential, rpID: relyingParty.id, operation)
         let request = MakeCredentialRequest(clientDataHash: clientData.hash, relyingParty: relyingParty, user: user,
                                             algorithms: algorithms, excludeList: excludeList, residentKey: true)
@@ -77,7 +87,7 @@ enum CardOperations {
     /// credentials for the RP, picking `username`'s (603 when the card has credentials for the RP
     /// but none of them is the user's).
     static func authenticate(_ client: CTAPClient, pin: String, rpID: String, clientDataHash: [UInt8],
-                             allowList: [CredentialDescriptor], username: String?, _ operation: String) throws(ArculusFidoError) -> AssertionResult {
+                             allowList: [CredentialDescriptor], username: String?, _ operation: ArculusFidoOperation) throws(ArculusFidoError) -> AssertionResult {
         let token = try token(client, pin: pin, .getAssertion, rpID: rpID, operation)
         let request = GetAssertionRequest(rpID: rpID, clientDataHash: clientDataHash, allowList: allowList)
         let assertion: AssertionResult
@@ -86,8 +96,10 @@ enum CardOperations {
         } else {
             let all = try run(client, operation) { () throws(CTAPClientError) in try client.getAssertions(request, token: token) }
             let handle = userHandle(for: username ?? "")
-            guard let mine = all.first(where: { $0.user?.name == username || $0.user?.id == handle }) else {
-                throw ArculusFidoError(.userNotFound, "\(operation): the card has \(all.count) credential(s) for \(rpID), none of them for '\(username ?? "")'")
+            let name = UserText.truncated(username ?? "")
+            guard let mine = all.first(where: { $0.user?.name == name || $0.user?.id == handle }) else {
+                throw ArculusFidoError(.userNotFound, during: operation,
+                                       "the card has \(all.count) credential(s) for \(rpID), none of them for '\(username ?? "")'")
             }
             assertion = mine
         }
@@ -95,12 +107,12 @@ enum CardOperations {
         return assertion
     }
 
-    static func delete(_ client: CTAPClient, pin: String, credentialID: [UInt8], _ operation: String) throws(ArculusFidoError) {
+    static func delete(_ client: CTAPClient, pin: String, credentialID: [UInt8], _ operation: ArculusFidoOperation) throws(ArculusFidoError) {
         let token = try token(client, pin: pin, .credentialManagement, rpID: nil, operation)
         try run(client, operation) { () throws(CTAPClientError) in try client.deleteCredential(id: credentialID, token: token) }
     }
 
-    static func list(_ client: CTAPClient, pin: String, rpID: String?, _ operation: String) throws(ArculusFidoError) -> [StoredCredential] {
+    static func list(_ client: CTAPClient, pin: String, rpID: String?, _ operation: ArculusFidoOperation) throws(ArculusFidoError) -> [StoredCredential] {
         let token = try token(client, pin: pin, .credentialManagement, rpID: nil, operation)
         return try run(client, operation) { () throws(CTAPClientError) in
             if let rpID { return try client.credentials(of: RelyingPartyEntity(id: rpID), token: token) }
@@ -108,7 +120,10 @@ enum CardOperations {
         }
     }
 
-    static func reset(_ client: CTAPClient, newPIN: String, _ operation: String) throws(ArculusFidoError) {
+    /// Erases the card and sets `newPIN`, which is first checked against the card's PIN policy so
+    /// that a PIN it would refuse does not leave an erased card without one.
+    static func reset(_ client: CTAPClient, newPIN: String, _ operation: ArculusFidoOperation) throws(ArculusFidoError) {
+        try InputCheck(operation: operation).newPINFitsCard(newPIN, .pin, minimum: client.info.minPINLength)
         try run(client, operation) { () throws(CTAPClientError) in try client.reset() }
         try setPIN(client, newPIN, operation)
     }

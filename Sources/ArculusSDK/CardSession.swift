@@ -12,16 +12,16 @@ final class CardSession: @unchecked Sendable {
     private var client: CTAPClient?
     private let queue: DispatchQueue
     /// The SDK operation this tap serves, for messages.
-    let operation: String
+    let operation: ArculusFidoOperation
 
-    private init(client: CTAPClient, queue: DispatchQueue, operation: String) {
+    private init(client: CTAPClient, queue: DispatchQueue, operation: ArculusFidoOperation) {
         self.client = client
         self.queue = queue
         self.operation = operation
     }
 
     /// Connects through `connector` and opens the card (SELECT, getInfo) on `queue`.
-    static func open(_ connector: any CardConnector, queue: DispatchQueue, operation: String) async throws(ArculusFidoError) -> CardSession {
+    static func open(_ connector: any CardConnector, queue: DispatchQueue, operation: ArculusFidoOperation) async throws(ArculusFidoError) -> CardSession {
         try await Self.onQueue(queue) { () throws(ArculusFidoError) -> CardSession in
             do {
                 let transport = try connector.connect()
@@ -31,13 +31,13 @@ final class CardSession: @unchecked Sendable {
             } catch let error as CTAPClientError {
                 throw ArculusFidoError(error, during: operation)
             } catch {
-                throw ArculusFidoError(.unknown, "\(operation): \(error)")
+                throw ArculusFidoError(.unknown, during: operation, "\(error)")
             }
         }
     }
 
     /// Runs `body` with the card's client on the card queue.
-    func perform<T: Sendable>(_ body: @escaping @Sendable (CTAPClient, String) throws(ArculusFidoError) -> T) async throws(ArculusFidoError) -> T {
+    func perform<T: Sendable>(_ body: @escaping @Sendable (CTAPClient, ArculusFidoOperation) throws(ArculusFidoError) -> T) async throws(ArculusFidoError) -> T {
         try await Self.onQueue(queue) { () throws(ArculusFidoError) -> T in
             guard let client = self.client else { preconditionFailure("\(self.operation) used its card session after closing it") }
             return try body(client, self.operation)

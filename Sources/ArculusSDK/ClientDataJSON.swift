@@ -27,18 +27,20 @@ public struct ClientDataJSON: Equatable, Sendable {
         try ClientDataJSON(type: "webauthn.get", challenge: challenge, origin: origin)
     }
 
-    /// clientData with `challenge` (base64 or base64url, re-encoded as base64url without padding).
+    /// clientData with `challenge` (base64url of at least 16 bytes, re-encoded without padding)
+    /// and `origin` (`https://host[:port]`, as ``WebOrigin`` describes); other values are
+    /// refused with 700 Invalid Input.
     public init(type: String, challenge: String, origin: String) throws(ArculusFidoError) {
-        guard let challengeBytes = Base64URL.decode(challenge), challengeBytes.count >= 16 else {
-            throw ArculusFidoError(.unknown, "the challenge '\(challenge)' is not base64url of at least 16 bytes; pass the server's challenge as it sent it")
-        }
-        guard origin.hasPrefix("https://") || origin.hasPrefix("http://"), origin.count > 8 else {
-            throw ArculusFidoError(.unknown, "the origin '\(origin)' is not an http(s) origin such as https://example.com")
-        }
+        let check = InputCheck(operation: nil)
+        self.init(type: type, challenge: try check.challenge(challenge), origin: try check.origin(origin))
+    }
+
+    /// clientData over checked values.
+    init(type: String, challenge: [UInt8], origin: WebOrigin) {
         self.type = type
-        self.challenge = Base64URL.encode(challengeBytes)
-        self.origin = origin
-        let text = "{\"type\":\(Self.quoted(type)),\"challenge\":\(Self.quoted(self.challenge)),\"origin\":\(Self.quoted(origin)),\"crossOrigin\":false}"
+        self.challenge = Base64URL.encode(challenge)
+        self.origin = origin.serialised
+        let text = "{\"type\":\(Self.quoted(type)),\"challenge\":\(Self.quoted(self.challenge)),\"origin\":\(Self.quoted(self.origin)),\"crossOrigin\":false}"
         bytes = Array(text.utf8)
     }
 

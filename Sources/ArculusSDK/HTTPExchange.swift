@@ -42,8 +42,9 @@ final class HTTPExchange: Sendable {
     }
 
     /// POSTs `body` as JSON to `url` with the kept cookies (or `cookieHeader` when given); keeps
-    /// any new ones.
-    func post(_ url: URL, _ body: JSONValue, what: String, cookieHeader given: String? = nil) async throws(ArculusFidoError) -> Answer {
+    /// any new ones. `what` names the exchange in errors of `operation`.
+    func post(_ url: URL, _ body: JSONValue, during operation: ArculusFidoOperation?, what: String,
+              cookieHeader given: String? = nil) async throws(ArculusFidoError) -> Answer {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -55,10 +56,10 @@ final class HTTPExchange: Sendable {
         do {
             (data, response) = try await session.data(for: request)
         } catch {
-            throw ArculusFidoError(.unknown, "\(what): cannot reach \(url.absoluteString): \(error.localizedDescription)")
+            throw ArculusFidoError(.unknown, during: operation, "\(what): cannot reach \(url.absoluteString): \(error.localizedDescription)")
         }
         guard let http = response as? HTTPURLResponse else {
-            throw ArculusFidoError(.unknown, "\(what): \(url.absoluteString) did not answer over HTTP")
+            throw ArculusFidoError(.unknown, during: operation, "\(what): \(url.absoluteString) did not answer over HTTP")
         }
         keepCookies(from: http, url: url)
         let text = String(decoding: data, as: UTF8.self)

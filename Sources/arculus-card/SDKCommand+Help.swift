@@ -37,7 +37,31 @@ extension SDKCommand {
           --backend-path PATH       Default /fido/register (register-via-backend),
                                     /fido/authenticate (authenticate-via-backend).
           --timeout SECONDS         HTTP timeout. Default 30.
+          --allow-rp-id-mismatch    Sign even when --rp-id (or the server's RP ID) is neither the
+                                    origin's host nor a registrable suffix of it, for a test that
+                                    wants what a browser would refuse.
           -h, --help                Show this help.
+
+        WHAT THE VALUES MUST BE (checked before the card is touched; otherwise exit 65):
+          --rp-id                   A domain as browsers give it: lowercase ASCII, A-labels
+                                    (xn--) for international names, no scheme, port, path or
+                                    trailing dot; not an IP address ('localhost' is fine). With
+                                    an origin, its host or a registrable suffix of it (a single
+                                    label such as 'com' is refused; without the Public Suffix
+                                    List, 'co.uk'-style suffixes are not).
+          --origin, --server        https://host[:port] exactly as clientDataJSON carries it:
+                                    lowercase, no default port, nothing after the port (no '/').
+                                    http only for localhost, *.localhost, 127.x.x.x and [::1].
+          --challenge               base64url (A-Z a-z 0-9 - _; '=' padding accepted and
+                                    dropped) of at least 16 bytes.
+          --credential-id, --allow-credentials
+                                    base64url of 16 to 1023 bytes (comma-separated for the list).
+          --username                Not empty or blank. It and --display-name are cut to
+                                    64 bytes on the card (CTAP 2.1 lets cards truncate there).
+          --pin, --old-pin, --new-pin
+                                    4 or more characters (the vendor asks for 6+ digits), at most
+                                    63 bytes of UTF-8, no NUL; a new PIN also the card's own
+                                    minimum (getInfo minPINLength).
 
         OUTPUT AND EXIT STATUS:
           0   the result as JSON on stdout.
@@ -46,15 +70,19 @@ extension SDKCommand {
               stderr. Codes are the vendor SDK's: 600 Tag Lost, 601 Unknown, 602 No Credentials,
               603 User Not Found, 604 Signature Failed, 605 Device Reset Failed, 606 Keystore
               Full, 607 Transmit Failed, 608 Get PIN Token Failed, 609 PIN Verification Failed.
-          64  a bad command line.
+          64  a bad command line (unknown option, missing value).
+          65  a value the SDK refuses (see above), before the card is touched: {"error":
+              {"code": 700, "name": "Invalid Input", "kind": "invalidRPID", "parameter":
+              "--rp-id", "message": "sdk register-card-only: --rp-id \\\"https://example.com\\\" is
+              a URL; give the relying party's domain, e.g. example.com"}}; the message on stderr.
 
         EXAMPLES:
           arculus-card sdk set-pin --card-image card.img --pin 123456
           arculus-card sdk register-card-only --card-image card.img --pin 123456 \\
               --username alice@example.com --display-name Alice --rp-id example.com \\
               --challenge q83vEjRWeJCrze8SNFZ4kA --origin https://example.com
-          arculus-card sdk register-user --reader 'Virtual PCD 00 01' --server http://127.0.0.1:8080 \\
-              --pin 123456 --username alice --rp-id example.com
+          arculus-card sdk register-user --reader 'Virtual PCD 00 01' --server http://localhost:8080 \\
+              --pin 123456 --username alice --rp-id localhost
         """
     }
 

@@ -32,7 +32,7 @@ enum SDKCommand: Subcommand {
         do {
             connector = try makeConnector(options)
         } catch let unavailable as CardUnavailable {
-            return report(ArculusFidoError(.unknown, unavailable.description), operation: name)
+            return report(ArculusFidoError(.unknown, during: operation.operation, "\(unavailable.description)"))
         }
         let invocation = SDKInvocation(operation: name, options: options, sdk: ArculusFido(card: connector),
                                        timeout: try options.seconds("--timeout") ?? 30)
@@ -41,14 +41,20 @@ enum SDKCommand: Subcommand {
             Console.output(output)
             return ExitStatus.success
         case .failure(let error):
-            return report(error, operation: name)
+            return report(error)
         }
     }
 
-    /// An SDK error: its JSON on stdout, its message on stderr, status 1.
-    private static func report(_ error: ArculusFidoError, operation: String) -> Int32 {
-        Console.output(error.json.text)
-        Console.error("arculus-card sdk \(operation): \(error)")
+    /// An SDK error in the command line's terms: its JSON on stdout, its message on stderr;
+    /// status 65 for a caller's mistake (700 Invalid Input), else 1.
+    private static func report(_ error: ArculusFidoError) -> Int32 {
+        Console.output(error.json(.commandLine).text)
+        let message = error.text(.commandLine)
+        guard error.code != .invalidInput else {
+            Console.error("arculus-card \(message)")
+            return ExitStatus.dataError
+        }
+        Console.error("arculus-card \(message) [\(error.code)]")
         return ExitStatus.failure
     }
 
@@ -107,6 +113,12 @@ enum SDKCommand: Subcommand {
         guard let result = outcome.withLock({ $0 }) else { preconditionFailure("the task signalled without a result") }
         return result
     }
+}
+
+extension ExitStatus {
+    /// A value on the command line that the SDK refuses before touching the card (sysexits.h
+    /// EX_DATAERR): 700 Invalid Input.
+    static let dataError: Int32 = 65
 }
 
 /// A card image that cannot be opened: reported like a failed operation.

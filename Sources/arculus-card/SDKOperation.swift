@@ -7,6 +7,8 @@ import JSONSupport
 struct SDKOperation: Sendable {
     /// `arculus-card sdk <name>`.
     let name: String
+    /// The SDK operation it runs: the SDK's messages about it are printed in this command's terms.
+    let operation: ArculusFidoOperation
     /// The note at the right of its help line: the SDK's name for it (`[setPin]`) or its flow.
     let label: String?
     /// The options beyond the card's, in the order the help shows them.
@@ -22,10 +24,18 @@ struct SDKOperation: Sendable {
         /// The value's placeholder in the help (`PIN`); nil for a flag.
         let value: String?
         let isRequired: Bool
+        /// The SDK parameter it gives: how the command line spells the parameter in messages.
+        let parameter: ArculusFidoParameter?
 
-        static func required(_ name: String, _ value: String) -> Option { Option(name: name, value: value, isRequired: true) }
-        static func optional(_ name: String, _ value: String) -> Option { Option(name: name, value: value, isRequired: false) }
-        static func flag(_ name: String) -> Option { Option(name: name, value: nil, isRequired: false) }
+        static func required(_ name: String, _ value: String, _ parameter: ArculusFidoParameter? = nil) -> Option {
+            Option(name: name, value: value, isRequired: true, parameter: parameter)
+        }
+        static func optional(_ name: String, _ value: String, _ parameter: ArculusFidoParameter? = nil) -> Option {
+            Option(name: name, value: value, isRequired: false, parameter: parameter)
+        }
+        static func flag(_ name: String, _ parameter: ArculusFidoParameter? = nil) -> Option {
+            Option(name: name, value: nil, isRequired: false, parameter: parameter)
+        }
 
         /// `--pin PIN`, `[--display-name NAME]`, `[--reset-device]`.
         var usage: String {
@@ -40,97 +50,115 @@ struct SDKOperation: Sendable {
 
     static func named(_ name: String) -> SDKOperation? { all.first { $0.name == name } }
 
+    /// The command that runs `operation`: every SDK operation has one.
+    static func running(_ operation: ArculusFidoOperation) -> SDKOperation {
+        guard let command = all.first(where: { $0.operation == operation }) else {
+            preconditionFailure("no 'arculus-card sdk' command runs \(operation)")
+        }
+        return command
+    }
+
+    /// The option that gives `parameter`, e.g. `--old-pin` for `oldPin`.
+    func option(giving parameter: ArculusFidoParameter) -> String? {
+        options.first { $0.parameter == parameter }?.name
+    }
+
     // MARK: - The table
 
     private static let endpoints: [Option] = [.optional("--begin-endpoint", "PATH"), .optional("--complete-endpoint", "PATH"),
                                               .optional("--timeout", "SECONDS")]
+    private static let pin = Option.required("--pin", "PIN", .pin)
+    private static let username = Option.required("--username", "NAME", .username)
+    private static let displayName = Option.optional("--display-name", "NAME", .displayName)
+    private static let rpID = Option.required("--rp-id", "ID", .rpId)
+    private static let challengeAndOrigin = [Option.required("--challenge", "B64URL", .challenge), .required("--origin", "URL", .origin)]
+    private static let allowMismatch = Option.flag("--allow-rp-id-mismatch", .allowRPIDMismatch)
 
     static let all: [SDKOperation] = [
-        SDKOperation(name: "set-pin", label: "[setPin]", options: [.required("--pin", "PIN")], about: []) { run async throws(ArculusFidoError) in
+        SDKOperation(name: "set-pin", operation: .setPin, label: "[setPin]", options: [pin], about: []) { run async throws(ArculusFidoError) in
             run.success(try await run.sdk.setPin(pin: run["--pin"]))
         },
-        SDKOperation(name: "change-pin", label: "[changePin]",
-                     options: [.required("--old-pin", "PIN"), .required("--new-pin", "PIN")], about: []) { run async throws(ArculusFidoError) in
+        SDKOperation(name: "change-pin", operation: .changePin, label: "[changePin]",
+                     options: [.required("--old-pin", "PIN", .oldPin), .required("--new-pin", "PIN", .newPin)], about: []) { run async throws(ArculusFidoError) in
             run.success(try await run.sdk.changePin(oldPin: run["--old-pin"], newPin: run["--new-pin"]))
         },
-        SDKOperation(name: "register-card-only", label: "[registerCardOnly]",
-                     options: [.required("--pin", "PIN"), .required("--username", "NAME"), .optional("--display-name", "NAME"),
-                               .required("--rp-id", "ID"), .required("--challenge", "B64URL"), .required("--origin", "URL")],
+        SDKOperation(name: "register-card-only", operation: .registerCardOnly, label: "[registerCardOnly]",
+                     options: [pin, username, displayName, rpID] + challengeAndOrigin + [allowMismatch],
                      about: ["Prints the registration response JSON (id, rawId, type,",
                              "response.clientDataJSON, response.attestationObject) that a",
                              "backend forwards to its FIDO2 server."]) { run async throws(ArculusFidoError) in
             try await run.sdk.registerCardOnly(pin: run["--pin"], username: run["--username"], displayName: run.displayName,
-                                               rpId: run["--rp-id"], challenge: run["--challenge"], origin: run["--origin"])
+                                               rpId: run["--rp-id"], challenge: run["--challenge"], origin: run["--origin"],
+                                               allowRPIDMismatch: run.allowsMismatch)
         },
-        SDKOperation(name: "authenticate-card-only", label: "[authenticateCardOnly]",
-                     options: [.required("--pin", "PIN"), .required("--username", "NAME"), .required("--rp-id", "ID"),
-                               .required("--challenge", "B64URL"), .required("--origin", "URL"),
-                               .optional("--allow-credentials", "ID,ID")],
+        SDKOperation(name: "authenticate-card-only", operation: .authenticateCardOnly, label: "[authenticateCardOnly]",
+                     options: [pin, username, rpID] + challengeAndOrigin
+                        + [.optional("--allow-credentials", "ID,ID", .allowCredentials), allowMismatch],
                      about: ["Prints the authentication response JSON (..., response.",
                              "authenticatorData, response.signature, response.userHandle)."]) { run async throws(ArculusFidoError) in
-            let allowed = (run.options.value("--allow-credentials") ?? "").split(separator: ",").map(String.init)
+            // Every comma separates an ID, so an empty entry is seen (and refused), not dropped.
+            let allowed = run.options.value("--allow-credentials").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
             return try await run.sdk.authenticateCardOnly(pin: run["--pin"], username: run["--username"], rpId: run["--rp-id"],
                                                           challenge: run["--challenge"], origin: run["--origin"],
-                                                          allowCredentials: allowed)
+                                                          allowCredentials: allowed ?? [], allowRPIDMismatch: run.allowsMismatch)
         },
-        SDKOperation(name: "delete-credential", label: "[deleteCredentialByCredentialId]",
-                     options: [.required("--pin", "PIN"), .required("--credential-id", "ID")], about: []) { run async throws(ArculusFidoError) in
+        SDKOperation(name: "delete-credential", operation: .deleteCredentialByCredentialId, label: "[deleteCredentialByCredentialId]",
+                     options: [pin, .required("--credential-id", "ID", .credentialId)], about: []) { run async throws(ArculusFidoError) in
             try await run.sdk.deleteCredentialByCredentialId(pin: run["--pin"], credentialId: run["--credential-id"])
             return run.success("credential deleted", ["credentialId": .string(run["--credential-id"])])
         },
-        SDKOperation(name: "reset-device", label: "[resetDevice]", options: [.required("--pin", "NEW-PIN")],
+        SDKOperation(name: "reset-device", operation: .resetDevice, label: "[resetDevice]", options: [.required("--pin", "NEW-PIN", .pin)],
                      about: ["Erases the card (every credential, the PIN), then sets NEW-PIN."]) { run async throws(ArculusFidoError) in
             run.success(try await run.sdk.resetDevice(pin: run["--pin"]))
         },
-        SDKOperation(name: "list-credentials", label: nil, options: [.required("--pin", "PIN"), .optional("--rp-id", "ID")],
+        SDKOperation(name: "list-credentials", operation: .listCredentials, label: nil, options: [pin, .optional("--rp-id", "ID", .rpId)],
                      about: ["The discoverable credentials (credMgmt): all, or one RP's."]) { run async throws(ArculusFidoError) in
             let credentials = try await run.sdk.listCredentials(pin: run["--pin"], rpId: run.options.value("--rp-id"))
             return SDKOutput.credentials(credentials)
         },
-        SDKOperation(name: "info", label: nil, options: [], about: ["getInfo and the PIN retry counter."]) { run async throws(ArculusFidoError) in
+        SDKOperation(name: "info", operation: .cardInfo, label: nil, options: [], about: ["getInfo and the PIN retry counter."]) { run async throws(ArculusFidoError) in
             let (info, retries) = try await run.sdk.cardInfo()
             return SDKOutput.info(info, pinRetries: retries)
         },
-        SDKOperation(name: "register-user", label: "[registerUser]",
-                     options: [.required("--server", "URL"), .required("--pin", "PIN"), .required("--username", "NAME"),
-                               .optional("--display-name", "NAME"), .required("--rp-id", "ID"), .flag("--reset-device"),
-                               .optional("--registration-info", "TEXT")] + endpoints,
+        SDKOperation(name: "register-user", operation: .registerUser, label: "[registerUser]",
+                     options: [.required("--server", "URL", .fidoServer), pin, username, displayName, .required("--rp-id", "ID", .relyingParty),
+                               .flag("--reset-device"), .optional("--registration-info", "TEXT"), allowMismatch] + endpoints,
                      about: ["Client-direct: the FIDO2 server's registration options, the",
                              "card, the server's result endpoint (session cookies kept)."]) { run async throws(ArculusFidoError) in
             try await run.sdk.registerUser(fidoServer: run.server(registering: true), pin: run["--pin"], username: run["--username"],
                                            displayName: run.displayName, relyingParty: run["--rp-id"],
                                            resetDevice: run.options.flag("--reset-device"),
-                                           registrationInfo: run.options.value("--registration-info"))
+                                           registrationInfo: run.options.value("--registration-info"), allowRPIDMismatch: run.allowsMismatch)
         },
-        SDKOperation(name: "authenticate-user", label: "[authenticateUser]",
-                     options: [.required("--server", "URL"), .required("--pin", "PIN"), .required("--username", "NAME"),
-                               .optional("--display-name", "NAME"), .required("--rp-id", "ID")] + endpoints,
+        SDKOperation(name: "authenticate-user", operation: .authenticateUser, label: "[authenticateUser]",
+                     options: [.required("--server", "URL", .fidoServer), pin, username, displayName,
+                               .required("--rp-id", "ID", .relyingParty), allowMismatch] + endpoints,
                      about: []) { run async throws(ArculusFidoError) in
             try await run.sdk.authenticateUser(fidoServer: run.server(registering: false), pin: run["--pin"],
                                                username: run["--username"], displayName: run.displayName,
-                                               relyingParty: run["--rp-id"])
+                                               relyingParty: run["--rp-id"], allowRPIDMismatch: run.allowsMismatch)
         },
-        SDKOperation(name: "register-via-backend", label: "(backend-proxied)",
-                     options: [.required("--backend", "URL"), .required("--pin", "PIN"), .required("--username", "NAME"),
-                               .optional("--display-name", "NAME"), .required("--rp-id", "ID"),
-                               .optional("--backend-path", "PATH"), .optional("--timeout", "SECONDS")],
+        SDKOperation(name: "register-via-backend", operation: .registerViaBackend, label: "(backend-proxied)",
+                     options: [.required("--backend", "URL", .backend), pin, username, displayName, rpID,
+                               .optional("--backend-path", "PATH"), .optional("--timeout", "SECONDS"), allowMismatch],
                      about: ["Phase 1 at the backend, phase 2 on the card, phase 3 at the",
                              "backend; a refused phase 3 deletes the credential again."]) { run async throws(ArculusFidoError) in
             let backend = ArculusBackendClient(baseUrl: run["--backend"],
                                                registerPath: run.options.value("--backend-path") ?? "/fido/register",
                                                timeout: run.timeout)
             return try await run.sdk.registerViaBackend(backend: backend, pin: run["--pin"], username: run["--username"],
-                                                        displayName: run.displayName, rpId: run["--rp-id"]).text
+                                                        displayName: run.displayName, rpId: run["--rp-id"],
+                                                        allowRPIDMismatch: run.allowsMismatch).text
         },
-        SDKOperation(name: "authenticate-via-backend", label: "(backend-proxied)",
-                     options: [.required("--backend", "URL"), .required("--pin", "PIN"), .required("--username", "NAME"),
-                               .required("--rp-id", "ID"), .optional("--backend-path", "PATH"), .optional("--timeout", "SECONDS")],
+        SDKOperation(name: "authenticate-via-backend", operation: .authenticateViaBackend, label: "(backend-proxied)",
+                     options: [.required("--backend", "URL", .backend), pin, username, rpID, .optional("--backend-path", "PATH"),
+                               .optional("--timeout", "SECONDS"), allowMismatch],
                      about: []) { run async throws(ArculusFidoError) in
             let backend = ArculusBackendClient(baseUrl: run["--backend"],
                                                authenticatePath: run.options.value("--backend-path") ?? "/fido/authenticate",
                                                timeout: run.timeout)
             return try await run.sdk.authenticateViaBackend(backend: backend, pin: run["--pin"], username: run["--username"],
-                                                            rpId: run["--rp-id"]).text
+                                                            rpId: run["--rp-id"], allowRPIDMismatch: run.allowsMismatch).text
         },
     ]
 }
@@ -148,6 +176,9 @@ struct SDKInvocation: Sendable {
 
     /// `--display-name`, else the user name.
     var displayName: String { options.value("--display-name") ?? self["--username"] }
+
+    /// `--allow-rp-id-mismatch`.
+    var allowsMismatch: Bool { options.flag("--allow-rp-id-mismatch") }
 
     /// The FIDO2 server of `--server`, with the endpoints the options name for this flow.
     func server(registering: Bool) -> ArculusFidoServer {

@@ -4,7 +4,7 @@ import CTAPClient
 import Testing
 
 /// setPin, changePin, resetDevice and the PIN errors (608) with their messages.
-@Suite("PIN and reset")
+@Suite("PIN and reset", .timeLimit(.minutes(1)))
 struct PINAndResetTests {
     @Test("setPin on a blank card; a second setPin is refused with advice")
     func setPin() async throws {
@@ -14,14 +14,24 @@ struct PINAndResetTests {
         #expect(connector.card.pinState.isSet)
         #expect(try await sdk.cardInfo().pinRetries == 8)
         let error = await Fixture.error { try await sdk.setPin(pin: "654321") }
-        #expect(error == ArculusFidoError(.unknown, "setPin: the card already has a PIN; change it with changePin(oldPin:newPin:), or erase the card with resetDevice"))
+        #expect(error == ArculusFidoError(.unknown, "setPin: the card already has a PIN; change it with changePin(oldPin:newPin:), or erase the card with resetDevice(pin:)"))
     }
 
-    @Test("a PIN shorter than the card's minimum is refused")
-    func shortPIN() async throws {
-        let sdk = ArculusFido(card: try VirtualCardConnector())
-        let error = await Fixture.error { try await sdk.setPin(pin: "123") }
-        #expect(error == ArculusFidoError(.unknown, "setPin: the new PIN has 3 character(s); this card wants at least 4"))
+    @Test("a PIN shorter than the card's own minimum (getInfo minPINLength 6) is refused after getInfo, before any PIN command")
+    func shortPINForThisCard() async throws {
+        var profile = CardProfile.default
+        profile.name = "fido21-min-pin-6"
+        profile.minPINLength = 6
+        let connector = try VirtualCardConnector(profile: profile)
+        let sdk = ArculusFido(card: connector)
+        let error = await Fixture.error { try await sdk.setPin(pin: "12345") }
+        #expect(error == ArculusFidoError(ArculusFidoInputError(
+            .invalidPIN, .pin, of: .setPin, value: nil, "has 5 characters; this card's PIN policy wants at least 6 (getInfo minPINLength)")))
+        #expect(error?.message == "setPin: pin has 5 characters; this card's PIN policy wants at least 6 (getInfo minPINLength)")
+        #expect(!connector.card.pinState.isSet)
+        #expect(connector.sent.allSatisfy { $0.count < 6 || $0[5] != 0x06 }, "no clientPIN command was sent")
+        try await sdk.setPin(pin: "123456")
+        #expect(connector.card.pinState.isSet)
     }
 
     @Test("changePin; the old PIN is then wrong: 608 with the attempts left")
@@ -65,10 +75,12 @@ struct PINAndResetTests {
             last = await Fixture.error { try await sdk.changePin(oldPin: "000000", newPin: "11112222") }
         }
         #expect(last == ArculusFidoError(.getPINTokenFailed,
-                                         "changePin: the PIN is blocked (CTAP2_ERR_PIN_BLOCKED), no attempts left; only resetDevice, which erases every credential on the card, makes it usable again",
+                                         "changePin: the PIN is blocked (CTAP2_ERR_PIN_BLOCKED), no attempts left; only resetDevice(pin:), which erases every credential on the card, makes it usable again",
                                          ctapStatus: .pinBlocked, pinRetries: 0))
         let right = await Fixture.error { _ = try await Fixture.register(sdk) }
-        #expect(right?.ctapStatus == .pinBlocked)
+        #expect(right == ArculusFidoError(.getPINTokenFailed,
+                                          "registerCardOnly: the PIN is blocked (CTAP2_ERR_PIN_BLOCKED), no attempts left; only resetDevice(pin:), which erases every credential on the card, makes it usable again",
+                                          ctapStatus: .pinBlocked, pinRetries: 0))
         #expect(connector.card.pinState.retries == 0)
         try await sdk.resetDevice(pin: "13572468")
         #expect(connector.card.pinState.isSet)
@@ -81,7 +93,7 @@ struct PINAndResetTests {
     func noPIN() async throws {
         let sdk = ArculusFido(card: try VirtualCardConnector())
         let error = await Fixture.error { _ = try await Fixture.register(sdk) }
-        #expect(error == ArculusFidoError(.getPINTokenFailed, "registerCardOnly: the card has no PIN yet; set one with setPin first",
+        #expect(error == ArculusFidoError(.getPINTokenFailed, "registerCardOnly: the card has no PIN yet; set one with setPin(pin:) first",
                                           ctapStatus: .pinNotSet))
     }
 
@@ -93,7 +105,9 @@ struct PINAndResetTests {
         #expect(connector.card.credentials.isEmpty)
         #expect(connector.card.pinState.isSet)
         let old = await Fixture.error { _ = try await Fixture.register(sdk) }
-        #expect(old?.code == .getPINTokenFailed)
+        #expect(old == ArculusFidoError(.getPINTokenFailed,
+                                        "registerCardOnly: the PIN is wrong (CTAP2_ERR_PIN_INVALID); 7 attempts left before the card blocks its PIN",
+                                        ctapStatus: .pinInvalid, pinRetries: 7))
     }
 
     @Test("resetDevice long after the tap: 605 Device Reset Failed")
@@ -104,7 +118,7 @@ struct PINAndResetTests {
         connector.card.clock = { start.advanced(by: .seconds(60)) }
         let error = await Fixture.error { try await sdk.resetDevice(pin: "99887766") }
         #expect(error == ArculusFidoError(.deviceResetFailed,
-                                          "the card allows a reset only within seconds of being tapped (CTAP2_ERR_NOT_ALLOWED); take it off the reader, tap it again and reset at once",
+                                          "resetDevice: the card allows a reset only within seconds of being tapped (CTAP2_ERR_NOT_ALLOWED); take it off the reader, tap it again and reset at once",
                                           ctapStatus: .notAllowed))
         #expect(connector.card.pinState.isSet, "nothing was erased")
     }

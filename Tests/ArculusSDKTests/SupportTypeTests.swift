@@ -17,14 +17,26 @@ struct SupportTypeTests {
         #expect(Base64URL.decode("!!!!") == nil)
     }
 
-    @Test("clientDataJSON: WebAuthn's serialisation, challenge re-encoded as base64url, quotes escaped")
+    @Test("clientDataJSON: WebAuthn's serialisation, padded challenge re-encoded without padding, quotes escaped")
     func clientData() throws {
-        let standard = "q83vEjRWeJCrze8SNFZ4kA=="
-        let data = try ClientDataJSON.get(challenge: standard, origin: "http://127.0.0.1:8080")
-        #expect(data.text == "{\"type\":\"webauthn.get\",\"challenge\":\"q83vEjRWeJCrze8SNFZ4kA\",\"origin\":\"http://127.0.0.1:8080\",\"crossOrigin\":false}")
+        let padded = "q83vEjRWeJCrze8SNFZ4kA=="
+        let data = try ClientDataJSON.get(challenge: padded, origin: "http://localhost:8080")
+        #expect(data.text == "{\"type\":\"webauthn.get\",\"challenge\":\"q83vEjRWeJCrze8SNFZ4kA\",\"origin\":\"http://localhost:8080\",\"crossOrigin\":false}")
         #expect(data.hash == SHA256.hash(data.bytes))
-        let odd = try ClientDataJSON.create(challenge: standard, origin: "https://a\"b")
-        #expect(odd.text.contains("\"origin\":\"https://a\\\"b\""))
+        let odd = try ClientDataJSON(type: "webauthn.\"odd\"\\\u{1}", challenge: padded, origin: "https://example.com")
+        #expect(odd.text.hasPrefix("{\"type\":\"webauthn.\\\"odd\\\"\\\\\\u0001\","))
+    }
+
+    @Test("clientDataJSON made directly refuses what the SDK's operations refuse, naming no operation")
+    func clientDataRefusals() {
+        #expect(throws: ArculusFidoError(ArculusFidoInputError(.invalidOrigin, .origin, of: nil, value: "https://a\"b",
+                                                               "is not an origin: its host has '\"', which no domain name has (letters, digits and '-' only)"))) {
+            _ = try ClientDataJSON.create(challenge: "q83vEjRWeJCrze8SNFZ4kA", origin: "https://a\"b")
+        }
+        #expect(throws: ArculusFidoError(ArculusFidoInputError(.invalidChallenge, .challenge, of: nil, value: "q83v+jRWeJCrze8SNFZ4kA",
+                                                               "is standard base64 ('+' or '/'); WebAuthn values are base64url ('-' and '_')"))) {
+            _ = try ClientDataJSON.get(challenge: "q83v+jRWeJCrze8SNFZ4kA", origin: "https://example.com")
+        }
     }
 
     @Test("a FIDO2 server: host names get https, base URLs are kept; the origin is scheme://host[:port]", arguments: [
@@ -52,6 +64,7 @@ struct SupportTypeTests {
         #expect(value["c"]?["d"]?.intValue == 60000)
         #expect(value["b"]?.arrayValue?.count == 4)
         #expect(value.text == "{\"a\":\"https://x/y\",\"b\":[1,2.5,null,true],\"c\":{\"d\":60000}}")
-        #expect(throws: (any Error).self) { _ = try JSONValue(parsing: "{") }
+        let error = #expect(throws: JSONValue.ParseError.self) { _ = try JSONValue(parsing: "{") }
+        #expect(error?.excerpt == "{")
     }
 }

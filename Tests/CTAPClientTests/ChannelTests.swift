@@ -4,7 +4,7 @@ import Testing
 import FIDOWire
 
 /// The NFC binding on the wire: the exact APDUs the client sends and how it follows the card.
-@Suite("NFC channel")
+@Suite("NFC channel", .timeLimit(.minutes(1)))
 struct ChannelTests {
     static let select = [UInt8](hexString: "00A4040008A0000006472F000100")
     static let getInfo = [UInt8](hexString: "80108000010400")

@@ -4,7 +4,7 @@ import Testing
 import FIDOWire
 
 /// clientPIN from the platform side, against the in-process card.
-@Suite("clientPIN")
+@Suite("clientPIN", .timeLimit(.minutes(1)))
 struct ClientPINTests {
     static let versions: [Int?] = [nil, 1, 2]
 

@@ -3,7 +3,7 @@ import CTAPClient
 import Testing
 
 /// credentialManagement and reset from the platform side.
-@Suite("credentialManagement and reset")
+@Suite("credentialManagement and reset", .timeLimit(.minutes(1)))
 struct CredentialManagementTests {
     static func register(_ client: CTAPClient, _ name: String, rpID: String = Fixture.rpID) throws -> [UInt8] {
         let token = try client.pinToken(pin: Fixture.pin, permissions: .makeCredential, rpID: rpID)

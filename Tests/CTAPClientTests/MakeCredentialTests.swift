@@ -6,7 +6,7 @@ import Testing
 import FIDOWire
 
 /// makeCredential and getAssertion against the in-process card, with PIN protocols 1 and 2.
-@Suite("makeCredential and getAssertion")
+@Suite("makeCredential and getAssertion", .timeLimit(.minutes(1)))
 struct MakeCredentialTests {
     static let clientDataHash = SHA256.hash(Array("client data".utf8))
 

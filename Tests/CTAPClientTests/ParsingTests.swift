@@ -5,7 +5,7 @@ import Testing
 import FIDOWire
 
 /// Parsing what the card returns: every prefix of valid input is refused, status codes are named.
-@Suite("parsing card answers")
+@Suite("parsing card answers", .timeLimit(.minutes(1)))
 struct ParsingTests {
     @Test("authenticator data with attested credential data: every proper prefix is malformed")
     func authenticatorDataPrefixes() throws {
@@ -13,9 +13,26 @@ struct ParsingTests {
         let made = try client.makeCredential(MakeCredentialTests.request(),
                                              token: try client.pinToken(pin: Fixture.pin, permissions: .makeCredential, rpID: Fixture.rpID))
         let bytes = made.authenticatorData.bytes
+        try #require(bytes[32] & 0xC0 == 0x40, "attested credential data, no extensions")
         #expect(try ParsedAuthenticatorData(bytes) == made.authenticatorData)
         for length in 0..<bytes.count {
-            #expect(throws: CTAPClientError.self) { _ = try ParsedAuthenticatorData(Array(bytes.prefix(length))) }
+            let error = #expect(throws: CTAPClientError.self) { _ = try ParsedAuthenticatorData(Array(bytes.prefix(length))) }
+            guard case .malformedResponse(let reason)? = error else {
+                Issue.record("a prefix of \(length) bytes: \(String(describing: error)), not malformedResponse")
+                continue
+            }
+            // Each cut is named for the part it falls in: the fixed header, the AAGUID and ID
+            // length, the credential ID, the COSE key (no extensions follow it here).
+            let idEnd = 55 + (Int(bytes[53]) << 8 | Int(bytes[54]))
+            if length < 37 {
+                #expect(reason == "authenticator data of \(length) bytes (at least 37)")
+            } else if length < 55 {
+                #expect(reason == "attested credential data cut short", "a prefix of \(length) bytes")
+            } else if length < idEnd {
+                #expect(reason == "a credential ID longer than the data", "a prefix of \(length) bytes")
+            } else {
+                #expect(reason.hasPrefix("the credential public key is not CBOR: "), "a prefix of \(length) bytes: \(reason)")
+            }
         }
         #expect(throws: CTAPClientError.malformedResponse("1 byte(s) after the authenticator data")) {
             _ = try ParsedAuthenticatorData(bytes + [0])

@@ -54,15 +54,16 @@ def slot_lock(timeout: float = 600.0):
     """Holds /tmp/arculus-slot1.lock (flock), waiting up to `timeout` for another suite's test."""
     SLOT_LOCK.touch(exist_ok=True)
     with open(SLOT_LOCK, "r+") as handle:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"{SLOT_LOCK} stayed locked for {timeout:.0f} s", pytrace=False)
-                time.sleep(0.2)
+        with time_limit_paused():
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        pytest.fail(f"{SLOT_LOCK} stayed locked for {timeout:.0f} s", pytrace=False)
+                    time.sleep(0.2)
         handle.seek(0)
         handle.truncate()
         handle.write(f"{os.getpid()} Tests/Flows\n")
@@ -320,6 +321,54 @@ def backend(fido_server):
     proxy = Backend(fido_server).start()
     yield proxy
     proxy.stop()
+
+
+#: Seconds a flow test may take, set-up included, waiting for the slot lock and tear-down not
+#: counted ($ARCULUS_FLOW_TEST_TIMEOUT). The slowest (a card taken away for its 6 s tap delay)
+#: takes about 7 s; a card stuck in a loop would otherwise hang the run.
+TEST_TIME_LIMIT = float(os.environ.get("ARCULUS_FLOW_TEST_TIMEOUT", "60"))
+
+
+class TestTimeLimitExceeded(Exception):
+    """A flow test ran past TEST_TIME_LIMIT."""
+
+
+@contextmanager
+def time_limit_paused():
+    """Stops the test's clock while it waits for another suite's test (the slot lock has its own
+    timeout), and restarts it with the time that was left."""
+    left, _ = signal.setitimer(signal.ITIMER_REAL, 0)
+    try:
+        yield
+    finally:
+        if left > 0:
+            signal.setitimer(signal.ITIMER_REAL, left)
+
+
+@pytest.fixture(autouse=True)
+def time_limit(request):
+    """Fails a test that runs longer than TEST_TIME_LIMIT: SIGALRM interrupts whatever it waits for
+    (a subprocess, a socket, a sleep) and raises in the test's thread. subprocess.run kills its
+    child on the way out, and the other fixtures tear down as after any failure."""
+
+    def expired(signum, frame):
+        raise TestTimeLimitExceeded(f"{request.node.nodeid} ran longer than {TEST_TIME_LIMIT:.0f} s "
+                                    "(a card or server stuck? $ARCULUS_FLOW_TEST_TIMEOUT sets the limit)")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, TEST_TIME_LIMIT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Tear-down runs to its end whatever the time: it stops the test's served cards and frees the
+    slot, which an expiring limit must not cut short."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -41,7 +41,10 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "Tests" / "Interop"))
 from interop_support import EmulatorRootVerifier  # noqa: E402  (the Interop suite's attestation root check)
 
-RP_ID = "example.com"
+#: The rig's relying party. Its FIDO2 server is reached as http://localhost:PORT, an origin a
+#: browser accepts for this RP ID (WebAuthn wants the RP ID to be the origin's host or a
+#: registrable suffix of it, and no RP ID fits an IP address), so the SDK signs for it as is.
+RP_ID = "localhost"
 SESSION_COOKIE = "FIDOSESSION"
 #: The PIN the flow tests give their cards.
 PIN = "123456"
@@ -136,6 +139,7 @@ class FidoServer(_App):
     def __init__(self, rp_id: str = RP_ID):
         super().__init__()
         self.rp_id = rp_id
+        self.url = f"http://localhost:{self.port}"
         self.origin = self.url
         self.verifier = EmulatorRootVerifier()
         self.fido = Fido2Server(
@@ -293,7 +297,7 @@ class Backend(_App):
         if not operation:
             return self._error(400, "Missing operation parameter")
         username = body.get("username")
-        rp_id = body.get("rpId") or "example.com"
+        rp_id = body.get("rpId") or RP_ID
         if path == "/fido/register" and operation == "register":
             if "cardResponseData" not in body:
                 return self._register_begin(username, body.get("displayName") or username, rp_id)
@@ -380,7 +384,16 @@ class SDKResult:
         assert self.returncode == 1, f"sdk {self.args[0]} should fail with {code}, exited {self.returncode}:\n{self.stdout}\n{self.stderr}"
         error = self.json["error"]
         assert error["code"] == code, f"expected error {code}, got {error}"
-        assert error["message"] in self.stderr, "the message is on stderr too"
+        assert self.stderr == f"arculus-card {error['message']} [{code} {error['name']}]\n", "the message is on stderr too"
+        return error
+
+    def refused(self, kind: str, parameter: str, message: str) -> dict:
+        """A value the SDK refuses before touching the card: exit 65, 700 Invalid Input, the
+        parameter named as its option, the message exactly, on stdout (JSON) and stderr."""
+        assert self.returncode == 65, f"sdk {self.args[0]} should be refused (65), exited {self.returncode}:\n{self.stdout}\n{self.stderr}"
+        error = self.json["error"]
+        assert error == {"code": 700, "name": "Invalid Input", "kind": kind, "parameter": parameter, "message": message}, error
+        assert self.stderr == f"arculus-card {message}\n"
         return error
 
 
@@ -416,7 +429,7 @@ def main():
             app.httpd.daemon_threads = True
             app.httpd.app = app
             app.port = port
-            app.url = f"http://127.0.0.1:{port}"
+            app.url = f"http://{'localhost' if app is server else '127.0.0.1'}:{port}"
             app._thread = threading.Thread(target=app.httpd.serve_forever, daemon=True)
     server.origin = server.url
     server.start()

@@ -8,11 +8,11 @@ import urllib.request
 
 from fido2.utils import websafe_encode
 
-from flow_rig import PIN
+from flow_rig import PIN, RP_ID
 
 
 def backend_args(backend, username, *extra):
-    return ("--backend", backend.url, "--pin", PIN, "--username", username, "--rp-id", "example.com", *extra)
+    return ("--backend", backend.url, "--pin", PIN, "--username", username, "--rp-id", RP_ID, *extra)
 
 
 def post(url, body):
@@ -30,7 +30,7 @@ def test_register_and_authenticate_via_backend(card, backend, fido_server):
     assert registered["status"] == "success" and registered["message"] == "Registration completed successfully"
     assert len(fido_server.registered) == 1 and fido_server.verifier.checked == 1
     begin, complete = backend.requests[0][1], backend.requests[1][1]
-    assert begin == {"operation": "register", "username": "alice", "displayName": "Alice", "rpId": "example.com"}
+    assert begin == {"operation": "register", "username": "alice", "displayName": "Alice", "rpId": RP_ID}
     assert complete["operation"] == "register" and complete["cookies"].startswith("FIDOSESSION=")
     assert set(complete["cardResponseData"]) >= {"id", "rawId", "type", "response"}
 
@@ -56,7 +56,7 @@ def test_phase_three_refused_rolls_back(card, backend, fido_server):
 def test_three_phases_driven_by_the_app(card, backend, fido_server):
     """What an app in any language does: phases 1 and 3 itself, phase 2 with the command line."""
     begin = post(backend.url + "/fido/register", {"operation": "register", "username": "carol", "displayName": "Carol",
-                                                  "rpId": "example.com"})
+                                                  "rpId": RP_ID})
     assert begin["status"] == "success"
     server = begin["fidoServerResponse"]
     card_response = card.sdk("register-card-only", "--pin", PIN, "--username", "carol", "--display-name", "Carol",
@@ -66,7 +66,7 @@ def test_three_phases_driven_by_the_app(card, backend, fido_server):
                                                      "cardResponseData": card_response, "cookies": begin["cookies"]})
     assert complete == {"status": "success", "operation": "register", "message": "Registration completed successfully"}
 
-    begin = post(backend.url + "/fido/authenticate", {"operation": "authenticate", "username": "carol", "rpId": "example.com"})
+    begin = post(backend.url + "/fido/authenticate", {"operation": "authenticate", "username": "carol", "rpId": RP_ID})
     server = begin["fidoServerResponse"]
     card_response = card.sdk("authenticate-card-only", "--pin", PIN, "--username", "carol", "--rp-id", server["rpId"],
                              "--challenge", server["challenge"], "--origin", begin["fido2ServerOrigin"],
@@ -79,7 +79,7 @@ def test_three_phases_driven_by_the_app(card, backend, fido_server):
 
 
 def test_phase_three_without_cookies_is_refused(card, backend, fido_server):
-    begin = post(backend.url + "/fido/register", {"operation": "register", "username": "dave", "rpId": "example.com"})
+    begin = post(backend.url + "/fido/register", {"operation": "register", "username": "dave", "rpId": RP_ID})
     server = begin["fidoServerResponse"]
     card_response = card.sdk("register-card-only", "--pin", PIN, "--username", "dave", "--rp-id", server["rp"]["id"],
                              "--challenge", server["challenge"], "--origin", begin["fido2ServerOrigin"]).ok()
@@ -94,10 +94,12 @@ def test_authenticate_with_deleted_credential_is_602(card, backend, fido_server)
     card.sdk("delete-credential", "--pin", PIN, "--credential-id", websafe_encode(fido_server.registered[0])).ok()
     error = card.sdk("authenticate-via-backend", *backend_args(backend, "alice")).failed(602)
     assert error["ctapStatus"] == "CTAP2_ERR_NO_CREDENTIALS"
+    assert error["message"] == ("sdk authenticate-via-backend: the card holds no matching credential (CTAP2_ERR_NO_CREDENTIALS); "
+                                "it was deleted, or registered on another card or for another relying party")
 
 
 def test_wrong_pin_in_phase_two_is_608(card, backend, fido_server):
     error = card.sdk("register-via-backend", "--backend", backend.url, "--pin", "999999", "--username", "alice",
-                     "--rp-id", "example.com").failed(608)
+                     "--rp-id", RP_ID).failed(608)
     assert error["ctapStatus"] == "CTAP2_ERR_PIN_INVALID"
     assert fido_server.registered == []

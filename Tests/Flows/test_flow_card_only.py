@@ -14,6 +14,8 @@ from flow_rig import challenge, decode
 from interop_support import EmulatorRootVerifier
 
 ORIGIN = "https://example.com"
+NO_CREDENTIAL = ("sdk {}: the card holds no matching credential (CTAP2_ERR_NO_CREDENTIALS); "
+                 "it was deleted, or registered on another card or for another relying party")
 
 
 def relying_party() -> tuple[Fido2Server, EmulatorRootVerifier]:
@@ -42,7 +44,8 @@ def test_set_pin_and_info(make_card):
     assert info["options"]["clientPin"] is True
     assert info["pinRetries"] == 8
     error = card.sdk("set-pin", "--pin", "654321").failed(601)
-    assert "already has a PIN" in error["message"]
+    assert error["message"] == ("sdk set-pin: the card already has a PIN; change it with sdk change-pin, "
+                                "or erase the card with sdk reset-device"), "the advice names the CLI's commands"
 
 
 def test_register_and_authenticate_card_only_verify_at_a_relying_party(card):
@@ -126,7 +129,8 @@ def test_blocked_pin_then_reset_device(card):
             assert "tap it again" in error["message"]
             card.retap()
         if error["ctapStatus"] == "CTAP2_ERR_PIN_BLOCKED":
-            assert "resetDevice" in error["message"]
+            assert error["message"] == ("sdk change-pin: the PIN is blocked (CTAP2_ERR_PIN_BLOCKED), no attempts left; "
+                                        "only sdk reset-device, which erases every credential on the card, makes it usable again")
             break
     assert statuses[-1] == "CTAP2_ERR_PIN_BLOCKED"
     assert len(statuses) == 8, "eight attempts, the last one blocks"
@@ -152,7 +156,10 @@ def test_delete_credential_then_602(card):
     error = card.sdk("authenticate-card-only", "--pin", PIN, "--username", "alice@example.com", "--rp-id", "example.com",
                      "--challenge", challenge(), "--origin", ORIGIN, "--allow-credentials", response["id"]).failed(602)
     assert error["ctapStatus"] == "CTAP2_ERR_NO_CREDENTIALS"
-    assert card.sdk("delete-credential", "--pin", PIN, "--credential-id", response["id"]).failed(602)
+    assert error["message"] == NO_CREDENTIAL.format("authenticate-card-only")
+    again = card.sdk("delete-credential", "--pin", PIN, "--credential-id", response["id"]).failed(602)
+    assert again["ctapStatus"] == "CTAP2_ERR_NO_CREDENTIALS"
+    assert again["message"] == NO_CREDENTIAL.format("delete-credential")
 
 
 def test_keystore_full_is_606(make_card, capacity_one_profile):
@@ -162,6 +169,8 @@ def test_keystore_full_is_606(make_card, capacity_one_profile):
     register(card)[3].ok()
     error = register(card, username="bob")[3].failed(606)
     assert error["ctapStatus"] == "CTAP2_ERR_KEY_STORE_FULL"
+    assert error["message"] == ("sdk register-card-only: the card has no room for another credential "
+                                "(CTAP2_ERR_KEY_STORE_FULL); delete one with sdk delete-credential")
     assert len(card.credential_ids()) == 1
 
 
@@ -181,7 +190,7 @@ def test_card_taken_away_is_600(make_card):
         result = card.sdk("register-card-only", "--pin", PIN, "--username", "alice", "--rp-id", "example.com",
                           "--challenge", challenge(), "--origin", ORIGIN, card_args=["--reader", card.served.reader])
     error = result.failed(600)
-    assert "left the reader" in error["message"]
+    assert error["message"].startswith("sdk register-card-only: the card left the reader ("), error["message"]
     if card.mode == "pcsc":
         assert "SCARD_E_NO_SMARTCARD" in error["message"] or "SCARD_W_REMOVED_CARD" in error["message"]
     if card.served is not None:
@@ -200,4 +209,5 @@ def test_pin_protocol_one_card(make_card, tmp_path):
     server, verifier, state, result = register(card)
     server.register_complete(state, result.ok())
     error = card.sdk("delete-credential", "--pin", PIN, "--credential-id", result.ok()["id"]).failed(601)
-    assert "no pinUvAuthToken option" in error["message"] or "credential management" in error["message"]
+    assert error["message"] == ("sdk delete-credential: the card has no pinUvAuthToken option, so its PIN token allows "
+                                "makeCredential and getAssertion only")

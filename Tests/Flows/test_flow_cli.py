@@ -42,8 +42,8 @@ def test_unknown_reader_is_an_sdk_error(sdk_binary, pcsc_reader):
 # `-h` as the value of an option (or after `--`) is that value, never a request for help: every
 # subcommand parses it the same way. Each line fails fast without a card or pcscd.
 VALUE_NOT_HELP = [
-    (["sdk", "set-pin", "--card-image", "{tmp}/sdk.img", "--pin", "-h"], 1, "wants at least 4"),
-    (["sdk", "set-pin", "--card-image", "{tmp}/sdk.img", "--pin=-h"], 1, "wants at least 4"),
+    (["sdk", "set-pin", "--card-image", "{tmp}/sdk.img", "--pin", "-h"], 65, "sdk set-pin: --pin has 2 characters"),
+    (["sdk", "set-pin", "--card-image", "{tmp}/sdk.img", "--pin=-h"], 65, "sdk set-pin: --pin has 2 characters"),
     (["serve", "--tap-delay", "-h"], 64, "--tap-delay wants seconds"),
     (["ctl", "--control", "{tmp}/-h", "status"], 1, "cannot reach the control socket"),
     (["ctl", "pin", "--control", "{tmp}/none.sock", "--set", "-h", "--retries", "x"], 64, "--retries wants a whole number"),

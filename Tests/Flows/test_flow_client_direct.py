@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from fido2.utils import websafe_encode
 
-from flow_rig import PIN
+from flow_rig import PIN, RP_ID
 
 
 def server_args(fido_server, *extra):
-    return ("--server", fido_server.url, "--pin", PIN, "--rp-id", "example.com", *extra)
+    return ("--server", fido_server.url, "--pin", PIN, "--rp-id", RP_ID, *extra)
 
 
 def test_register_then_authenticate(card, fido_server):
@@ -62,11 +62,13 @@ def test_deleted_credential_is_602(card, fido_server):
     card.sdk("delete-credential", "--pin", PIN, "--credential-id", registered["credentialId"]).ok()
     error = card.sdk("authenticate-user", *server_args(fido_server, "--username", "alice")).failed(602)
     assert error["ctapStatus"] == "CTAP2_ERR_NO_CREDENTIALS"
+    assert error["message"] == ("sdk authenticate-user: the card holds no matching credential (CTAP2_ERR_NO_CREDENTIALS); "
+                                "it was deleted, or registered on another card or for another relying party")
     assert fido_server.authenticated == []
 
 
 def test_wrong_pin_is_608_and_nothing_registered(card, fido_server):
-    error = card.sdk("register-user", "--server", fido_server.url, "--pin", "999999", "--rp-id", "example.com",
+    error = card.sdk("register-user", "--server", fido_server.url, "--pin", "999999", "--rp-id", RP_ID,
                      "--username", "alice").failed(608)
     assert error["pinRetries"] == 7
     assert fido_server.registered == []
@@ -95,7 +97,7 @@ def test_card_taken_away_mid_flow_is_600(make_card, fido_server):
         card_args = card_args + ["--remove-card-after", "2"]
     result = card.sdk("register-user", *server_args(fido_server, "--username", "alice"), card_args=card_args)
     error = result.failed(600)
-    assert "left the reader during registerUser" in error["message"]
+    assert error["message"].startswith("sdk register-user: the card left the reader ("), error["message"]
     if card.mode == "pcsc":
         assert "SCARD_W_REMOVED_CARD" in error["message"] or "SCARD_E_NO_SMARTCARD" in error["message"], error["message"]
     assert [p for p, _, _ in fido_server.requests] == ["/fidoapi/certify/attestation/options"], "no result was sent"

@@ -1,6 +1,7 @@
 import ArculusCard
 import ArculusSDK
 import CTAPClient
+import Dispatch
 
 /// The in-process emulated card as the SDK's `CardConnector`: each operation's `connect` is a tap.
 ///
@@ -47,8 +48,11 @@ final class VirtualCardConnector: CardConnector, @unchecked Sendable {
         }
         exchanged += 1
         sent.append(apdu)
-        return card.transmit(apdu)
+        return try deadline.answer { [card] in card.transmit(apdu) }
     }
+
+    /// How long the card may take over one APDU.
+    private let deadline = AnswerDeadline(seconds: 15)
 
     /// The card is tapped again after a removal.
     func putBack() {
@@ -62,6 +66,51 @@ final class VirtualCardConnector: CardConnector, @unchecked Sendable {
 
         func transmit(_ apdu: [UInt8]) throws(CardTransportError) -> [UInt8] {
             try connector.transmit(apdu)
+        }
+    }
+}
+
+/// The card answers each APDU on a thread of its own, and an answer that takes longer than the
+/// deadline fails the exchange: a card stuck in a loop (a broken PIN retry decrement, say) then
+/// fails its test with an error. Swift Testing's time limit alone would record the failure but
+/// never end a test that waits on the card, since waiting on the card ignores cancellation.
+final class AnswerDeadline: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "ArculusSDKTests.card")
+    private let seconds: Int
+
+    init(seconds: Int) {
+        self.seconds = seconds
+    }
+
+    /// Set once an answer missed the deadline: the card's thread is still busy with it.
+    private var stuck = false
+
+    /// `body`'s answer, or `.failed` when it takes longer than the deadline. The card's thread is
+    /// then left to itself, and every later exchange fails at once.
+    func answer(_ body: @escaping () -> [UInt8]) throws(CardTransportError) -> [UInt8] {
+        guard !stuck else { throw .failed("the card is still busy with an APDU it did not answer within \(seconds) s") }
+        let exchange = Exchange(body)
+        queue.async { exchange.run() }
+        guard exchange.done.wait(timeout: .now() + .seconds(seconds)) == .success, let answer = exchange.answer else {
+            stuck = true
+            throw .failed("the card did not answer within \(seconds) s; the test stops waiting (is the card stuck in a loop?)")
+        }
+        return answer
+    }
+
+    /// One APDU's work, handed to the card's thread; `answer` is read after `done` is signalled.
+    private final class Exchange: @unchecked Sendable {
+        let body: () -> [UInt8]
+        var answer: [UInt8]?
+        let done = DispatchSemaphore(value: 0)
+
+        init(_ body: @escaping () -> [UInt8]) {
+            self.body = body
+        }
+
+        func run() {
+            answer = body()
+            done.signal()
         }
     }
 }
@@ -108,10 +157,10 @@ enum Fixture {
         }
     }
 
-    /// A registration for `username`, parsed.
+    /// A registration for `username` at `rpID` (from the origin `https://rpID`), parsed.
     static func register(_ sdk: ArculusFido, username: String = "alice@example.com", displayName: String = "Alice",
                          rpID: String = rpID) async throws -> JSONValue {
         try JSONValue(parsing: try await sdk.registerCardOnly(pin: pin, username: username, displayName: displayName,
-                                                              rpId: rpID, challenge: challenge, origin: origin))
+                                                              rpId: rpID, challenge: challenge, origin: "https://\(rpID)"))
     }
 }

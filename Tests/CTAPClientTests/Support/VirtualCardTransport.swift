@@ -1,5 +1,6 @@
 import ArculusCard
 import CTAPClient
+import Dispatch
 import FIDOWire
 
 /// The in-process emulated card as a host-side `CardTransport`: the only place where the card
@@ -29,15 +30,50 @@ final class VirtualCardTransport: CardTransport {
             throw .cardRemoved("the test took the card away")
         }
         sent.append(apdu)
-        let response = card.transmit(apdu)
+        let response = try answerInTime(apdu)
         received.append(response)
         return response
     }
+
+    /// The card's answer, computed on the card's own thread; an answer later than 15 s fails the
+    /// exchange, so that a card stuck in a loop fails the test instead of hanging the run (these
+    /// tests are synchronous: a time limit cannot stop them while they wait on the card).
+    private func answerInTime(_ apdu: [UInt8]) throws(CardTransportError) -> [UInt8] {
+        guard !cardIsStuck else { throw .failed("the card is still busy with an APDU it did not answer in time") }
+        let pending = PendingAnswer()
+        let card = UncheckedCard(card: card)
+        cardQueue.async { pending.finish(card.card.transmit(apdu)) }
+        guard pending.ready.wait(timeout: .now() + .seconds(15)) == .success, let answer = pending.answer else {
+            cardIsStuck = true
+            throw .failed("the card did not answer within 15 s; the test stops waiting (is the card stuck in a loop?)")
+        }
+        return answer
+    }
+
+    private let cardQueue = DispatchQueue(label: "CTAPClientTests.card")
+    /// Set once an answer missed the deadline: the card's thread is still busy with it.
+    private var cardIsStuck = false
 
     func powerCycle() throws(CardTransportError) {
         card.powerCycle()
         isPresent = true
         removeAfter = nil
+    }
+}
+
+/// The card, handed to its thread: used there only while the test waits for it.
+private struct UncheckedCard: @unchecked Sendable {
+    let card: VirtualCard
+}
+
+/// An answer on its way from the card's thread; read only after `ready` is signalled.
+private final class PendingAnswer: @unchecked Sendable {
+    private(set) var answer: [UInt8]?
+    let ready = DispatchSemaphore(value: 0)
+
+    func finish(_ answer: [UInt8]) {
+        self.answer = answer
+        ready.signal()
     }
 }
 
