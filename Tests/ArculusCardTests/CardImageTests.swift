@@ -64,6 +64,26 @@ struct CardImageTests {
         #expect(try PlatformPINOne.token("314159", on: reopened).count == 32)
     }
 
+    @Test("the signature counter after a reopen (a kill at any moment) starts above every value handed out: at the durable ceiling")
+    func counterAfterReopen() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("card.img")
+        let id: [UInt8]
+        do {
+            let card = try VirtualCard(imageAt: path)
+            id = try credential(from: try card.send(.makeCredential, makeCredentialParameters(userId: [1], rk: false)).okBody()).id
+            for expected in UInt32(2)...5 {
+                #expect(try signatureCounter(of: card.send(.getAssertion, getAssertionParameters(allow: id)).okBody()) == expected)
+            }
+            #expect(card.authenticator.state.signatureCounter == 64, "1...64 reserved by the first use")
+        }
+        // The process is gone without a word (as after kill -9): values 6...64 were never handed out,
+        // and the reopened card does not hand them out either.
+        let reopened = try VirtualCard(imageAt: path)
+        #expect(try signatureCounter(of: reopened.send(.getAssertion, getAssertionParameters(allow: id)).okBody()) == 65)
+        #expect(reopened.authenticator.state.signatureCounter == 128, "the next reservation, written before the answer")
+    }
+
     @Test("a second open while the first card is alive → locked; free again once it is gone")
     func locked() throws {
         let directory = try TemporaryDirectory()

@@ -74,6 +74,19 @@ enum PowerLossScenarios {
             let reply = s.platform.call(CTAPByte.getAssertion, PlatformClient.getAssertionRequest(token: token))
             return HostView(reply: reply, counter: reply.map?[int: 2]?.bytesValue.map(PlatformClient.counter))
         }),
+        // The next counter value passes the durable ceiling (the state control sets both to 64):
+        // the card writes the next ceiling (64 + the reservation) before it answers.
+        PowerLossScenario(name: "getAssertion past the counter reservation (the next ceiling)", prepare: { s in
+            let reply = s.platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [1], rk: true))
+            guard reply.isOK else { throw TestFailure("makeCredential: \(reply)") }
+            try s.card.setSignatureCounter(64)
+        }, command: { s in
+            let reply = s.platform.call(CTAPByte.getAssertion, PlatformClient.getAssertionRequest())
+            return HostView(reply: reply, counter: reply.map?[int: 2]?.bytesValue.map(PlatformClient.counter))
+        }, check: { loaded, _, _, host in
+            guard host.counter == 65 else { return "the host saw counter \(String(describing: host.counter)), not 65" }
+            return [64, 64 + 64].contains(loaded.signatureCounter) ? nil : "durable counter \(loaded.signatureCounter): neither the old ceiling nor the next"
+        }),
         PowerLossScenario(name: "setPIN", prepare: { _ in }, command: { s in
             HostView(reply: try s.platform.setPIN(pin))
         }, check: { loaded, _, _, _ in

@@ -199,6 +199,11 @@ struct PowerLossTests {
             return "a credential the host was never told about"
         }
         if loaded.signatureCounter < before.signatureCounter { return "the signature counter went backwards" }
+        // A counter value the host was answered with is never handed out again: the durable
+        // ceiling of the state the answer came from covers it.
+        if let seen = host.counter, host.reply.isOK, cut.complete, loaded.signatureCounter < seen {
+            return "the host saw counter \(seen) but the image holds \(loaded.signatureCounter): it could repeat"
+        }
         if scenario.pinCheck, cut.stepIndex > 0 || cut.complete {
             // From the moment the decrement is durable the card may compare; from then on the
             // counter is at most what it is without a cut, until the PIN proved right.

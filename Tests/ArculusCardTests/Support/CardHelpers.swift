@@ -104,3 +104,16 @@ func credential(from response: CBORMap) throws -> (id: [UInt8], key: P256PublicK
     }
     return (id, try P256PublicKey(x: x, y: y))
 }
+
+/// getAssertion parameters for example.com with `allow` as the allow list.
+func getAssertionParameters(rpId: String = "example.com", allow id: [UInt8]) -> CBORMap {
+    [.int(1): .text(rpId), .int(2): .bytes(SHA256.hash(Array("get \(rpId)".utf8))),
+     .int(3): .array([.map(["id": .bytes(id), "type": "public-key"])])]
+}
+
+/// The signature counter in a makeCredential or getAssertion response's authData.
+func signatureCounter(of response: CBORMap) throws -> UInt32 {
+    // authData is member 2 of a getAssertion answer and of a makeCredential answer.
+    guard let authData = response[int: 2]?.bytesValue, authData.count >= 37 else { throw TestFailure("no authData") }
+    return authData[33..<37].reduce(0) { $0 << 8 | UInt32($1) }
+}
