@@ -143,11 +143,14 @@ public struct Authenticator {
         return next.changes.isEmpty ? .answer(next.response) : .persist(next)
     }
 
-    /// Applies durable changes to the memory. Credential keys made for signing are dropped when
-    /// credentials go, so a deleted credential's key does not outlive it in RAM either.
+    /// Applies durable changes to the memory. Credential keys made for signing and unwrapped IDs
+    /// are dropped when credentials go, so a deleted credential does not outlive it in RAM either.
     mutating func commit(_ changes: [CardMutation]) {
         memory.apply(changes)
-        if changes.contains(where: \.removesCredentials) { session.signingKeys.removeAll() }
+        if changes.contains(where: \.removesCredentials) {
+            session.signingKeys.removeAll()
+            session.unwrappedCredentials.removeAll()
+        }
     }
 
     private mutating func handle(_ command: CTAPCommand?, body: ArraySlice<UInt8>,
@@ -238,8 +241,23 @@ public struct Authenticator {
 
     // MARK: - Keys and signatures
 
+    /// The credential `id` names for `rpIdHash` (``CardMemory/credential(id:rpIdHash:)``). An ID
+    /// unwrapped once (MAC checked, key decrypted) is kept until power-off, or until credentials
+    /// are deleted: a card in use asserts with the same few credentials again and again.
+    mutating func credential(id: [UInt8], rpIdHash: [UInt8]) -> CredentialWrapper.Contents? {
+        if let cached = session.unwrappedCredentials[id], cached.rpIdHash == rpIdHash {
+            return cached.contents
+        }
+        guard let contents = memory.credential(id: id, rpIdHash: rpIdHash) else { return nil }
+        if session.unwrappedCredentials.count >= Self.credentialCacheLimit {
+            session.unwrappedCredentials.removeAll(keepingCapacity: true)
+        }
+        session.unwrappedCredentials[id] = UnwrappedCredential(rpIdHash: rpIdHash, contents: contents)
+        return contents
+    }
+
     /// Most credential keys `signingKey` keeps ready (a card in use signs with a handful).
-    static let signingKeyCacheLimit = 64
+    static let credentialCacheLimit = 64
 
     /// A credential's key, for signing. Making one (importing a scalar, deriving an RSA key from
     /// its seed) costs more than the signature, so a key made once stays in volatile memory until
@@ -253,7 +271,7 @@ public struct Authenticator {
         let key = try crypto("making a \(material.algorithm.name) credential key") { () throws -> CredentialPrivateKey in
             try material.makeKey()
         }
-        if session.signingKeys.count >= Self.signingKeyCacheLimit { session.signingKeys.removeAll(keepingCapacity: true) }
+        if session.signingKeys.count >= Self.credentialCacheLimit { session.signingKeys.removeAll(keepingCapacity: true) }
         session.signingKeys[id] = (material, key)
         return key
     }

@@ -94,14 +94,15 @@ struct ReplaySuite {
 
         _ = send(Platform.select)
         _ = try ctap(Platform.getInfo, "getInfo")
-        _ = try ctap([CTAPCommand.clientPIN.rawValue] + CBOREncoder.encode(.map([.int(1): .int(2), .int(2): .int(1)])),
-                     "getPINRetries")
         let keyAgreement = try ctap(Platform.getKeyAgreement, "getKeyAgreement")
         guard let cose = keyAgreement[int: 1]?.mapValue, let x = cose[int: -2]?.bytesValue, let y = cose[int: -3]?.bytesValue else {
             throw BenchError("no key agreement key")
         }
         let session = try PINProtocolTwoSession(cardKey: try P256PublicKey(x: x, y: y))
         _ = try ctap(try session.setPIN(Platform.pin), "setPIN")
+        // Retries once there is a PIN (without one the card answers PIN_NOT_SET).
+        _ = try ctap([CTAPCommand.clientPIN.rawValue] + CBOREncoder.encode(.map([.int(1): .int(2), .int(2): .int(1)])),
+                     "getPINRetries")
         var credentialIds: [[UInt8]] = []
         for index in 0..<3 {
             let token = try session.token(from: [0x00] + CBOREncoder.encode(.map(

@@ -22,7 +22,7 @@ struct PowerCycleTests {
     enum Piece: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case appletSelection, commandChain, pendingResponse, pendingCTAPRequest
         case pinUvAuthToken, consecutivePINFailures, pendingAssertions, rpEnumeration, credentialEnumeration
-        case signingKeyCache, simulatedWork, largeBlobWrite
+        case credentialCache, simulatedWork, largeBlobWrite
         /// Not in the inventory: the session's key-agreement key, drawn anew at power-up.
         case keyAgreementKey
         /// Not in the inventory: when the card was powered, from which the reset window counts.
@@ -121,7 +121,7 @@ struct PowerCycleTests {
                                                           token: token).status
             }
             #expect(begin == .ok)
-        case .signingKeyCache:
+        case .credentialCache:
             #expect(try row.card.makeCredential(userId: [1]).status == .ok)
             #expect(try row.card.getAssertion().status == .ok)
         case .largeBlobWrite:
@@ -196,12 +196,12 @@ struct PowerCycleTests {
             let rest = Array(Self.largeBlobArray.suffix(20))
             #expect(try row.card.largeBlobsSet(rest, offset: 20, token: row.evidence).status == .invalidSequence)
             #expect(try control.largeBlobsSet(rest, offset: 20, token: row.evidence).status == .ok)
-        case .signingKeyCache:
+        case .credentialCache:
             // The cache is only a cache: the key is imported again and the assertion made.
             try row.card.select()
-            #expect(row.card.isInitial("signingKeyCache") == true)
+            #expect(row.card.isInitial("credentialCache") == true)
             #expect(try row.card.getAssertion().status == .ok)
-            #expect(row.card.isInitial("signingKeyCache") == false)
+            #expect(row.card.isInitial("credentialCache") == false)
         case .keyAgreementKey:
             try row.card.select()
             #expect(CBOREncoder.encode(.map(try row.card.cardKeyAgreementKey())) != row.evidence, "a new key at power-up")

@@ -75,7 +75,7 @@ extension Authenticator {
                 .map { AssertionCandidate(id: $0.id, contents: $0.contents, resident: $0) }
         } else {
             for descriptor in request.allowList where descriptor.type == "public-key" {
-                guard let contents = memory.credential(id: descriptor.id, rpIdHash: rpIdHash) else { continue }
+                guard let contents = credential(id: descriptor.id, rpIdHash: rpIdHash) else { continue }
                 if contents.credProtect == 3 && !userVerified { continue }
                 let resident = memory.residentCredential(id: descriptor.id)
                 candidates = [AssertionCandidate(id: descriptor.id, contents: resident?.contents ?? contents,

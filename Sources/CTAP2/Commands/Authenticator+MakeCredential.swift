@@ -66,7 +66,7 @@ extension Authenticator {
         // Step 12: the exclude list.
         let rpIdHash = SHA256.hash(Array(rpId.utf8))
         for descriptor in request.excludeList where descriptor.type == "public-key" {
-            guard let existing = memory.credential(id: descriptor.id, rpIdHash: rpIdHash) else { continue }
+            guard let existing = credential(id: descriptor.id, rpIdHash: rpIdHash) else { continue }
             if existing.credProtect == 3 && !userVerified { continue }
             _ = personIsPresent()
             throw .credentialExcluded

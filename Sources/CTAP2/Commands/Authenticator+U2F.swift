@@ -57,7 +57,7 @@ extension Authenticator {
         }
         let refused = { (result: U2FResult) in U2FCommandOutcome(result: result, changes: []) }
         guard u2fEnabled, challenge.count == 32, application.count == 32 else { return refused(.wrongData) }
-        guard let contents = memory.credential(id: keyHandle, rpIdHash: application),
+        guard let contents = credential(id: keyHandle, rpIdHash: application),
               contents.key.algorithm == .es256 else { return refused(.wrongData) }
         // A credProtect level-3 credential needs user verification, which U2F cannot give: it is
         // not this card's for U2F, in check-only mode too.

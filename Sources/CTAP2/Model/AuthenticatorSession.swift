@@ -24,6 +24,9 @@ public struct AuthenticatorSession: Sendable {
     var poweredOnAt: CardInstant
     /// Credential keys already made for signing, by credential ID (see `signingKey`).
     var signingKeys: [[UInt8]: (material: CredentialKeyMaterial, key: CredentialPrivateKey)] = [:]
+    /// Credential IDs already unwrapped, with the RP ID hash they were unwrapped for (see
+    /// `credential(id:rpIdHash:)`).
+    var unwrappedCredentials: [[UInt8]: UnwrappedCredential] = [:]
 
     /// A session that starts at `now`: each protocol in `protocols` initialised (a new key
     /// agreement key, then a new token, protocol 1 before 2).
@@ -46,7 +49,7 @@ public struct AuthenticatorSession: Sendable {
             ("rpEnumeration", rpEnumeration == nil),
             ("credentialEnumeration", credentialEnumeration == nil),
             ("largeBlobWrite", largeBlobWrite == nil),
-            ("signingKeyCache", signingKeys.isEmpty),
+            ("credentialCache", signingKeys.isEmpty && unwrappedCredentials.isEmpty),
         ]
     }
 
@@ -78,4 +81,10 @@ struct LargeBlobWrite: Sendable, Equatable {
     var expectedLength: Int
     /// The bytes so far.
     var bytes: [UInt8]
+}
+
+/// A credential ID the card unwrapped, and the RP ID hash it was unwrapped for.
+struct UnwrappedCredential: Sendable {
+    var rpIdHash: [UInt8]
+    var contents: CredentialWrapper.Contents
 }
