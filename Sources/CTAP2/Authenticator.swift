@@ -246,7 +246,8 @@ public struct Authenticator {
     /// are deleted: a card in use asserts with the same few credentials again and again.
     mutating func credential(id: [UInt8], rpIdHash: [UInt8]) -> CredentialWrapper.Contents? {
         if let cached = session.unwrappedCredentials[id], cached.rpIdHash == rpIdHash {
-            return cached.contents
+            // A deleted discoverable credential is gone even if the cache were not cleared.
+            return cached.contents.discoverable && memory.residentCredential(id: id) == nil ? nil : cached.contents
         }
         guard let contents = memory.credential(id: id, rpIdHash: rpIdHash) else { return nil }
         if session.unwrappedCredentials.count >= Self.credentialCacheLimit {

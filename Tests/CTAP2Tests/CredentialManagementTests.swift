@@ -147,6 +147,8 @@ struct CredentialManagementTests {
         let client = setup.client
         let token = try setup.cmToken()
         let parameters: CBORMap = [.int(2): TestClient.descriptor(setup.bob.id)]
+        // Asserted once first: the card has opened (and keeps, until power-off) Bob's ID.
+        #expect(try client.assert(allowList: [setup.bob.id]).credentialId == setup.bob.id)
         #expect(client.credentialManagement(CM.deleteCredential, parameters: parameters, token: token).status == .ok)
         #expect(try client.credentialManagement(CM.getCredsMetadata, token: token).body()[int: 1] == .int(2))
         #expect(!client.authenticator.state.residentCredentials.contains { $0.id == setup.bob.id })
