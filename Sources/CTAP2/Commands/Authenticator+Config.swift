@@ -21,7 +21,7 @@ extension Authenticator {
         case .toggleAlwaysUv:
             changes.append(.setAlwaysUv(!state.alwaysUv))
         case .setMinPINLength:
-            try setMinPINLength(ConfigRequest.SetMinPINLength(request.subCommandParams), changes: &changes)
+            try setMinPINLength(SetMinPINLengthParameters(request.subCommandParams), changes: &changes)
         case .vendorPrototype:
             throw .invalidSubcommand
         }
@@ -39,7 +39,7 @@ extension Authenticator {
     /// setMinPINLength (CTAP 2.1 §6.11.4): the minimum only goes up, within maxPINLength; the RP
     /// list within maxRPIDsForSetMinPINLength; a PIN shorter than the new minimum, or
     /// forceChangePin, makes the PIN change before its next use.
-    private func setMinPINLength(_ parameters: ConfigRequest.SetMinPINLength,
+    private func setMinPINLength(_ parameters: SetMinPINLengthParameters,
                                  changes: inout [CardMutation]) throws(CTAPStatus) {
         let current = state.effectiveMinPINLength
         let minimum = parameters.newMinPINLength ?? current
