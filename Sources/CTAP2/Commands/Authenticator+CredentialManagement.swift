@@ -47,32 +47,21 @@ extension Authenticator {
             for credential in state.residentCredentials where seen.insert(Array(credential.rpId.utf8)).inserted {
                 rpIds.append(credential.rpId)
             }
-            guard !rpIds.isEmpty else { throw .noCredentials }
-            let first = rpIds.removeFirst()
-            session.rpEnumeration = rpIds
+            let first = try Self.begin(rpIds, enumeration: &session.rpEnumeration)
             var response = rpEntry(first)
-            response.totalRPs = rpIds.count + 1
+            response.totalRPs = rpIds.count
             return response
         case .enumerateRPsGetNextRP:
-            guard var remaining = session.rpEnumeration, !remaining.isEmpty else { throw .notAllowed }
-            let next = remaining.removeFirst()
-            session.rpEnumeration = remaining.isEmpty ? nil : remaining
-            return rpEntry(next)
+            return rpEntry(try Self.next(of: &session.rpEnumeration))
         case .enumerateCredentialsBegin:
             let rpIdHash = try request.rpIDHash()
-            var credentials = memory.rpIdHashes[rpIdHash].map(memory.residentCredentials(rpId:)) ?? []
+            let credentials = memory.rpIdHashes[rpIdHash].map(memory.residentCredentials(rpId:)) ?? []
             if let boundRPID, SHA256.hash(boundRPID) != rpIdHash { throw .pinAuthInvalid }
-            guard !credentials.isEmpty else { throw .noCredentials }
-            let first = credentials.removeFirst()
-            session.credentialEnumeration = credentials
-            var response = try credentialEntry(first)
-            response.totalCredentials = credentials.count + 1
+            var response = try credentialEntry(try Self.begin(credentials, enumeration: &session.credentialEnumeration))
+            response.totalCredentials = credentials.count
             return response
         case .enumerateCredentialsGetNextCredential:
-            guard var remaining = session.credentialEnumeration, !remaining.isEmpty else { throw .notAllowed }
-            let next = remaining.removeFirst()
-            session.credentialEnumeration = remaining.isEmpty ? nil : remaining
-            return try credentialEntry(next)
+            return try credentialEntry(try Self.next(of: &session.credentialEnumeration))
         case .deleteCredential:
             guard !readOnly else { throw .pinAuthInvalid }
             let credential = try residentCredential(named: request, boundRPID: boundRPID)
@@ -109,6 +98,21 @@ extension Authenticator {
             credentialID: CredentialDescriptor(id: credential.id), publicKey: COSEKey.credential(key.publicKey),
             credProtect: Int(credential.credProtect), largeBlobKey: credential.largeBlobKey,
             thirdPartyPayment: profile.offers("thirdPartyPayment") ? credential.thirdPartyPayment : nil)
+    }
+
+    /// An enumeration's first item; the rest wait in `enumeration` for getNext (none: NO_CREDENTIALS).
+    private static func begin<Item>(_ items: [Item], enumeration: inout [Item]?) throws(CTAPStatus) -> Item {
+        guard let first = items.first else { throw .noCredentials }
+        enumeration = Array(items.dropFirst())
+        return first
+    }
+
+    /// The enumeration's next item (none left, or none begun: NOT_ALLOWED).
+    private static func next<Item>(of enumeration: inout [Item]?) throws(CTAPStatus) -> Item {
+        guard var remaining = enumeration, !remaining.isEmpty else { throw .notAllowed }
+        let next = remaining.removeFirst()
+        enumeration = remaining.isEmpty ? nil : remaining
+        return next
     }
 
     /// The stored credential named by subCommandParams' credentialId (0x02).

@@ -53,15 +53,8 @@ extension Authenticator {
         }
 
         // Step 11: the token.
-        var userVerified = false
-        if let pinUvAuthParam = request.pinUvAuthParam, let pinProtocol {
-            // A pinUvAuthParam on a card without a PIN: CTAP 2.1 names it PIN_NOT_SET; on CTAP
-            // 2.0 no token exists to verify it with, so it is PIN_AUTH_INVALID.
-            if ctap21 && !state.isPINSet { throw .pinNotSet }
-            try verifyToken(pinUvAuthParam, message: request.clientDataHash, protocol: pinProtocol,
-                            permission: .makeCredential, rpId: rpId, requireUserVerified: true)
-            userVerified = true
-        }
+        let userVerified = try userVerified(by: request.pinUvAuthParam, pinProtocol, over: request.clientDataHash,
+                                            permission: .makeCredential, rpId: rpId)
 
         // Step 12: the exclude list.
         let rpIdHash = SHA256.hash(Array(rpId.utf8))

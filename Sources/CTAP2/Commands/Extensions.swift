@@ -16,36 +16,20 @@ struct MakeCredentialExtensions {
 
     init(_ extensions: CBORMap?, profile: CardProfile) throws(CTAPStatus) {
         guard let extensions else { return }
-        if profile.supportsCredProtect, let requested = extensions[text: "credProtect"] {
+        let inputs = ExtensionInputs(extensions: extensions, profile: profile)
+        if let requested = inputs.value("credProtect") {
             guard case .unsigned(let level) = requested else { throw .cborUnexpectedType }
             if (1...3).contains(level) { credProtect = UInt8(level) }
         }
-        if profile.supportsHMACSecret, let requested = extensions[text: "hmac-secret"] {
-            guard case .bool(let wanted) = requested else { throw .cborUnexpectedType }
-            hmacSecret = wanted
-        }
-        if profile.offers("hmac-secret-mc"), let input = extensions[text: "hmac-secret-mc"] {
-            guard case .map = input else { throw .cborUnexpectedType }
-            hmacSecretMC = input
-        }
-        if profile.offers("credBlob"), let blob = extensions[text: "credBlob"] {
+        hmacSecret = try inputs.bool("hmac-secret") ?? false
+        hmacSecretMC = try inputs.map("hmac-secret-mc")
+        if let blob = inputs.value("credBlob") {
             guard case .bytes(let bytes) = blob else { throw .cborUnexpectedType }
             credBlob = bytes
         }
-        if profile.offers("largeBlobKey"), let requested = extensions[text: "largeBlobKey"] {
-            guard case .bool(let wanted) = requested else { throw .cborUnexpectedType }
-            // CTAP 2.1 §12.3: the input, when present, is true.
-            guard wanted else { throw .invalidOption }
-            largeBlobKey = true
-        }
-        if profile.offers("minPinLength"), let requested = extensions[text: "minPinLength"] {
-            guard case .bool(let wanted) = requested else { throw .cborUnexpectedType }
-            minPinLength = wanted
-        }
-        if profile.offers("thirdPartyPayment"), let requested = extensions[text: "thirdPartyPayment"] {
-            guard case .bool(let wanted) = requested else { throw .cborUnexpectedType }
-            thirdPartyPayment = wanted
-        }
+        largeBlobKey = try inputs.onlyTrue("largeBlobKey")
+        minPinLength = try inputs.bool("minPinLength") ?? false
+        thirdPartyPayment = try inputs.bool("thirdPartyPayment") ?? false
     }
 }
 
@@ -58,25 +42,41 @@ struct GetAssertionExtensions {
 
     init(_ extensions: CBORMap?, profile: CardProfile) throws(CTAPStatus) {
         guard let extensions else { return }
-        if profile.supportsHMACSecret, let input = extensions[text: "hmac-secret"] {
-            guard case .map = input else { throw .cborUnexpectedType }
-            hmacSecret = input
-        }
+        let inputs = ExtensionInputs(extensions: extensions, profile: profile)
+        hmacSecret = try inputs.map("hmac-secret")
         // getAssertion's input is `"credBlob": true` (CTAP 2.1 §12.2; "getCredBlob" is the
         // WebAuthn client's name for it).
-        if profile.offers("credBlob"), let requested = extensions[text: "credBlob"] {
-            guard case .bool(let wanted) = requested else { throw .cborUnexpectedType }
-            getCredBlob = wanted
-        }
-        if profile.offers("largeBlobKey"), let requested = extensions[text: "largeBlobKey"] {
-            guard case .bool(let wanted) = requested else { throw .cborUnexpectedType }
-            guard wanted else { throw .invalidOption }
-            largeBlobKey = true
-        }
-        if profile.offers("thirdPartyPayment"), let requested = extensions[text: "thirdPartyPayment"] {
-            guard case .bool(let wanted) = requested else { throw .cborUnexpectedType }
-            thirdPartyPayment = wanted
-        }
+        getCredBlob = try inputs.bool("credBlob") ?? false
+        largeBlobKey = try inputs.onlyTrue("largeBlobKey")
+        thirdPartyPayment = try inputs.bool("thirdPartyPayment") ?? false
+    }
+}
+
+/// An extensions map as the card reads it: only the extensions its profile offers (the others
+/// are ignored, CTAP 2.1 §12), each of the CBOR type it takes (else CBOR_UNEXPECTED_TYPE).
+private struct ExtensionInputs {
+    let extensions: CBORMap
+    let profile: CardProfile
+
+    func value(_ name: String) -> CBORValue? { profile.offers(name) ? extensions[text: name] : nil }
+
+    func bool(_ name: String) throws(CTAPStatus) -> Bool? {
+        guard let value = value(name) else { return nil }
+        guard case .bool(let flag) = value else { throw .cborUnexpectedType }
+        return flag
+    }
+
+    func map(_ name: String) throws(CTAPStatus) -> CBORValue? {
+        guard let value = value(name) else { return nil }
+        guard case .map = value else { throw .cborUnexpectedType }
+        return value
+    }
+
+    /// An input that, when present, is `true` (largeBlobKey, CTAP 2.1 §12.3): false is INVALID_OPTION.
+    func onlyTrue(_ name: String) throws(CTAPStatus) -> Bool {
+        guard let flag = try bool(name) else { return false }
+        guard flag else { throw .invalidOption }
+        return true
     }
 }
 

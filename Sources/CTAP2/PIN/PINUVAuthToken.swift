@@ -26,6 +26,18 @@ extension Authenticator {
         session.token.used = true
     }
 
+    /// makeCredential's and getAssertion's token step (CTAP 2.1 §6.1.2 step 11, §6.2.2 step 6):
+    /// whether a pinUvAuthParam verifies the user. Without one, no. With one on a card without a
+    /// PIN, CTAP 2.1 says PIN_NOT_SET; CTAP 2.0 has no token to verify it with (PIN_AUTH_INVALID).
+    mutating func userVerified(by pinUvAuthParam: [UInt8]?, _ pinProtocol: PINUVAuthProtocol?, over message: [UInt8],
+                               permission: PINUVAuthPermissions, rpId: String) throws(CTAPStatus) -> Bool {
+        guard let pinUvAuthParam, let pinProtocol else { return false }
+        if profile.supportsCTAP21 && !state.isPINSet { throw .pinNotSet }
+        try verifyToken(pinUvAuthParam, message: message, protocol: pinProtocol, permission: permission,
+                        rpId: rpId, requireUserVerified: true)
+        return true
+    }
+
     /// After makeCredential/getAssertion collected user presence with the token, a CTAP 2.1 card
     /// clears its flags and keeps only the lbw permission; a CTAP 2.0 pinToken stays valid.
     mutating func consumeToken() {
