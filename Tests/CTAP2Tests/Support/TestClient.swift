@@ -287,8 +287,11 @@ func makeTestAttestation(aaguid: [UInt8]) throws -> AttestationIdentity {
     return AttestationIdentity(certificate: certificate, privateKey: batchKey, rootCertificate: root)
 }
 
+/// An authenticator for `profile`; one with enterprise attestation gets the card's enterprise
+/// identity (the one a VirtualCard uses), so that enableEnterpriseAttestation has a key to sign with.
 func makeAuthenticator(profile: CardProfile = .arculusFIDO21, storage: CardStorage = InMemoryStorage()) throws -> AuthenticatorUnderTest {
-    try AuthenticatorUnderTest(profile: profile, storage: storage, attestation: try makeTestAttestation(aaguid: try profile.aaguidBytes))
+    try AuthenticatorUnderTest(profile: profile, storage: storage, attestation: try makeTestAttestation(aaguid: try profile.aaguidBytes),
+                               enterpriseAttestation: profile.enterpriseAttestation ? try AttestationIdentity.enterprise(for: profile) : nil)
 }
 
 /// The AAGUID's 16 bytes from its canonical text, parsed here rather than by the profile.
