@@ -22,10 +22,8 @@ struct CTAP21ImageTests {
     /// What a populated card handed out, to check the reopened one with.
     struct Issued {
         let state: CardState
-        let persistentToken: [UInt8]
-        let credentialId: [UInt8]
+        let persistentToken, credentialId, largeBlobKey: [UInt8]
         let credentialKey: CredentialPublicKey
-        let largeBlobKey: [UInt8]
     }
 
     /// A reference card at `path` that used every CTAP 2.1 setting, each through its command, with
@@ -65,7 +63,7 @@ struct CTAP21ImageTests {
         #expect(credential.credBlob == credBlob)
         #expect(credential.largeBlobKey == largeBlobKey)
         #expect(credential.thirdPartyPayment)
-        return Issued(state: state, persistentToken: persistentToken, credentialId: id, credentialKey: key, largeBlobKey: largeBlobKey)
+        return Issued(state: state, persistentToken: persistentToken, credentialId: id, largeBlobKey: largeBlobKey, credentialKey: key)
     }
 
     /// The EdDSA credential of a makeCredential response: its ID and its key (COSE OKP, RFC 9053 §7.2).
@@ -123,18 +121,17 @@ struct CTAP21ImageTests {
 
     @Test("every CTAP 2.1 field survives a reopen from the journal")
     func journal() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.file("card.img")
+        let (directory, path) = try Self.image()
         let issued = try Self.populate(path)
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(bytes != CardImageFormat.encode(issued.state), "the changes are journal records after the first snapshot")
         try Self.expectRestored(try VirtualCard(imageAt: path), issued)
+        withExtendedLifetime(directory) {}
     }
 
     @Test("every CTAP 2.1 field survives a compaction (the journal folded into a new snapshot) and the reopen after it")
     func compaction() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.file("card.img")
+        let (directory, path) = try Self.image()
         let issued = try Self.populate(path)
         do {
             // A commit whose journal outgrows the snapshot compacts (CardImageFile.commit): append
@@ -150,6 +147,13 @@ struct CTAP21ImageTests {
             #expect(compacted, "the image is one snapshot of the state")
         }
         try Self.expectRestored(try VirtualCard(imageAt: path), issued)
+        withExtendedLifetime(directory) {}
+    }
+
+    /// A temporary directory and the path of a card image in it (gone with the directory).
+    static func image() throws -> (TemporaryDirectory, String) {
+        let directory = try TemporaryDirectory()
+        return (directory, directory.file("card.img"))
     }
 
     // MARK: - Every mutation, every credential field
@@ -183,8 +187,8 @@ struct CTAP21ImageTests {
     @Test("CardMutation journal records: each CTAP 2.1 change (and credentials of every algorithm with credBlob, largeBlobKey, thirdPartyPayment) reads back as written; the same state through a snapshot",
           arguments: [false, true])
     func everyMutation(compact: Bool) throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.file("card.img")
+        let (directory, path) = try Self.image()
+        defer { withExtendedLifetime(directory) {} }
         var expected = CardState(profile: .reference, masterSecret: SecureRandom.bytes(32))
         do {
             let file = try CardImageFile(path: path)
@@ -237,8 +241,8 @@ struct CTAP21ImageTests {
 
     @Test("an image written before CTAP 2.1 (the old encoder's keys only, snapshot and journal) opens: the new fields take a new card's values and the old credentials sign")
     func oldImage() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.file("card.img")
+        let (directory, path) = try Self.image()
+        defer { withExtendedLifetime(directory) {} }
         let first = try P256PrivateKey()
         let second = try P256PrivateKey()
         let firstId = SecureRandom.bytes(81)

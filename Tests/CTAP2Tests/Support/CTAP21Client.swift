@@ -4,20 +4,6 @@ import CardCrypto
 import Testing
 import FIDOWire
 
-/// The CTAP 2.1 commands beyond the core ones (numbers from CTAP 2.1 §6 and FIDO_2_1_PRE).
-extension Command {
-    static let largeBlobs: UInt8 = 0x0C
-    static let config: UInt8 = 0x0D
-    static let credentialManagementPreview: UInt8 = 0x41
-}
-
-/// The permission bits CTAP 2.1 §6.5.5.7 adds beyond mc/ga/cm/be, and CTAP 2.2's pcmr.
-extension Permission {
-    static let largeBlobWrite: UInt64 = 0x10
-    static let authenticatorConfig: UInt64 = 0x20
-    static let persistentCredentialManagementReadOnly: UInt64 = 0x40
-}
-
 /// authenticatorConfig subcommand numbers (CTAP 2.1 §6.11).
 enum ConfigSubcommand {
     static let enableEnterpriseAttestation: UInt64 = 0x01

@@ -13,12 +13,18 @@ struct Defect01TokenStateTests {
     }
 
     /// A card with a PIN on the test clock, and a non-discoverable credential made before the PIN.
-    static func card(_ clock: ManualClock) throws -> (client: TestClient, credential: MadeCredential) {
+    static func card() throws -> (clock: ManualClock, client: TestClient, credential: MadeCredential) {
+        let clock = ManualClock()
         let client = try TestClient()
         client.authenticator.use(clock)
         let made = try client.makeCredential()
         try client.setPIN()
-        return (client, made)
+        return (clock, client, made)
+    }
+
+    /// A getAssertion token for the fixture RP.
+    static func gaToken(_ client: TestClient, _ pinProtocol: PlatformPIN) throws -> PlatformToken {
+        try client.token(Fixture.pin, pinProtocol, permissions: Permission.getAssertion, rpId: Fixture.rpId)
     }
 
     @Test("CTAP 2.1 §6.5.4 initialize(): each PIN/UV auth protocol has its own key agreement key")
@@ -46,13 +52,12 @@ struct Defect01TokenStateTests {
     @Test("CTAP 2.1 §6.5.2.1 pinUvAuthTokenUsageTimerObserver: a token not used within the initial usage time limit (19.8 s on NFC) stops being in use → PIN_AUTH_INVALID",
           arguments: PlatformPIN.allCases)
     func initialUsageTimeLimit(pinProtocol: PlatformPIN) throws {
-        let clock = ManualClock()
-        let (client, made) = try Self.card(clock)
-        let early = try client.token(Fixture.pin, pinProtocol, permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        let (clock, client, made) = try Self.card()
+        let early = try Self.gaToken(client, pinProtocol)
         clock.now += 19.7
         #expect(try client.assert(allowList: [made.id], token: early).authData.uv, "still in use just before the limit")
 
-        let late = try client.token(Fixture.pin, pinProtocol, permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        let late = try Self.gaToken(client, pinProtocol)
         clock.now += 19.8
         let request = TestClient.getAssertionRequest(allowList: [made.id], token: late)
         #expect(client.getAssertion(request).status == .pinAuthInvalid)
@@ -62,11 +67,9 @@ struct Defect01TokenStateTests {
     @Test("CTAP 2.1 §6.5.2.1: a token used within the initial limit stays in use until the max usage time period, 600 s after it was issued",
           arguments: PlatformPIN.allCases)
     func maxUsageTimePeriod(pinProtocol: PlatformPIN) throws {
-        let clock = ManualClock()
-        let (client, made) = try Self.card(clock)
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: Permission.getAssertion, rpId: Fixture.rpId)
-        // up=false: a use that needs no presence and leaves the token's permissions (§6.2.2 step 9).
-        let silent: CBORMap = ["up": false]
+        let (clock, client, made) = try Self.card()
+        let token = try Self.gaToken(client, pinProtocol)
+        let silent: CBORMap = ["up": false]  // a use with no presence leaves the permissions (§6.2.2 step 9)
         clock.now += 1
         #expect(try client.assert(allowList: [made.id], options: silent, token: token).authData.uv)
         clock.now += 598.9
@@ -81,9 +84,8 @@ struct Defect01TokenStateTests {
         // The userPresent flag of a PIN-issued token starts false, so its clearing after the
         // user present time limit (19.8 s) changes nothing a platform can see: presence is
         // collected for every up=true request, and a refusal consumes nothing (§6.2.2 step 9.1).
-        let clock = ManualClock()
-        let (client, made) = try Self.card(clock)
-        let token = try client.token(Fixture.pin, .two, permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        let (_, client, made) = try Self.card()
+        let token = try Self.gaToken(client, .two)
         var asked = 0
         client.authenticator.userPresence = {
             asked += 1
@@ -99,8 +101,7 @@ struct Defect01TokenStateTests {
     @Test("CTAP 2.1 §6.1.2 step 14.4, §6.2.2 step 9.4: after makeCredential or getAssertion with user presence the token keeps no mc/ga permission → PIN_AUTH_INVALID",
           arguments: PlatformPIN.allCases)
     func permissionsClearedAfterPresence(pinProtocol: PlatformPIN) throws {
-        let clock = ManualClock()
-        let (client, made) = try Self.card(clock)
+        let (_, client, made) = try Self.card()
         let both = Permission.makeCredential | Permission.getAssertion
         let afterAssertion = try client.token(Fixture.pin, pinProtocol, permissions: both, rpId: Fixture.rpId)
         #expect(try client.assert(allowList: [made.id], token: afterAssertion).authData.uv)

@@ -38,4 +38,15 @@ struct Defect10HMACSecretAfterPresenceTests {
         client.authenticator.userPresence = { true }
         #expect(client.getAssertion(request).status == status, "\(name), presence given")
     }
+
+    @Test("CTAP 2.1 §6.2.1 (the request's members, read before step 1): an hmac-secret input that is not a map → CBOR_UNEXPECTED_TYPE, presence declined or not (this card type-checks extension inputs as it reads the request)")
+    func typeCheckedWhenRead() throws {
+        let client = try TestClient()
+        let made = try client.makeCredential(extensions: ["hmac-secret": true])
+        let request = TestClient.getAssertionRequest(allowList: [made.id], extensions: ["hmac-secret": .bytes([1, 2, 3])])
+        client.authenticator.userPresence = { false }
+        #expect(client.getAssertion(request).status == .cborUnexpectedType)
+        client.authenticator.userPresence = { true }
+        #expect(client.getAssertion(request).status == .cborUnexpectedType)
+    }
 }
