@@ -145,24 +145,29 @@ struct CredentialManagementTests {
     func delete() throws {
         let setup = try Setup()
         let client = setup.client
-        let token = try setup.cmToken()
         let parameters: CBORMap = [.int(2): TestClient.descriptor(setup.bob.id)]
-        // Asserted once first: the card has opened (and keeps, until power-off) Bob's ID.
+        // Asserted once first: the card has opened (and keeps, until power-off) Bob's ID. The
+        // token comes after: presence uses up the token in use.
         #expect(try client.assert(allowList: [setup.bob.id]).credentialId == setup.bob.id)
+        let token = try setup.cmToken()
         #expect(client.credentialManagement(CM.deleteCredential, parameters: parameters, token: token).status == .ok)
         #expect(try client.credentialManagement(CM.getCredsMetadata, token: token).body()[int: 1] == .int(2))
         #expect(!client.authenticator.state.residentCredentials.contains { $0.id == setup.bob.id })
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [setup.bob.id])).status == .noCredentials)
         #expect(try client.assert(allowList: [setup.alice.id]).credentialId == setup.alice.id)
-        #expect(client.credentialManagement(CM.deleteCredential, parameters: parameters, token: token).status == .noCredentials)
+        // That assertion collected user presence, which took the cm permission from the token in
+        // use (CTAP 2.1 §6.2.2 step 9.4): the second delete needs a new one.
+        #expect(client.credentialManagement(CM.deleteCredential, parameters: parameters, token: token).status == .pinAuthInvalid)
+        #expect(client.credentialManagement(CM.deleteCredential, parameters: parameters,
+                                            token: try setup.cmToken()).status == .noCredentials)
     }
 
     @Test("deleteCredential of an unknown or non-discoverable ID → NO_CREDENTIALS; no ID → MISSING_PARAMETER")
     func deleteUnknown() throws {
         let setup = try Setup()
         let client = setup.client
-        let token = try setup.cmToken()
         let nonDiscoverable = try client.makeCredential()
+        let token = try setup.cmToken()  // after the makeCredential, which uses up a token in use
         for id in [[UInt8](repeating: 5, count: 81), nonDiscoverable.id] {
             #expect(client.credentialManagement(CM.deleteCredential, parameters: [.int(2): TestClient.descriptor(id)],
                                                 token: token).status == .noCredentials)

@@ -81,9 +81,9 @@ extension Authenticator {
 
         if userPresent {
             guard isUserPresent() else { throw .operationDenied }
-            // Only an assertion with user presence uses up the token (CTAP 2.1 §6.2.2 step 9);
-            // platforms pre-flight allow lists with up=false and the same token.
-            if request.pinUvAuthParam != nil { consumeToken() }
+            // Only an assertion with user presence uses up the token in use (CTAP 2.1 §6.2.2 step
+            // 9.4), with or without a pinUvAuthParam; platforms pre-flight allow lists with up=false.
+            consumeToken()
         }
 
         // Extensions are processed once presence was given (§6.2.2 step 10).

@@ -69,9 +69,10 @@ extension Authenticator {
         let extensions = try MakeCredentialExtensions(request.extensions, profile: profile)
         if extensions.largeBlobKey && !residentKey { throw .invalidOption }
 
-        // Step 14: user presence; then the token is used up.
+        // Step 14: user presence; then the token in use is used up, whether or not this request
+        // carried it (step 14.4: no-ops without a token in use).
         guard isUserPresent() else { throw .operationDenied }
-        if request.pinUvAuthParam != nil { consumeToken() }
+        consumeToken()
 
         var replaced: ResidentCredential?
         if residentKey {

@@ -38,8 +38,9 @@ extension Authenticator {
         return true
     }
 
-    /// After makeCredential/getAssertion collected user presence with the token, a CTAP 2.1 card
-    /// clears its flags and keeps only the lbw permission; a CTAP 2.0 pinToken stays valid.
+    /// After makeCredential/getAssertion collected user presence — with the token or without it —
+    /// a CTAP 2.1 card clears the token's flags and keeps only the lbw permission; a CTAP 2.0
+    /// pinToken stays valid.
     mutating func consumeToken() {
         guard profile.supportsCTAP21 else { return }
         session.token.consumeAfterUserPresence()

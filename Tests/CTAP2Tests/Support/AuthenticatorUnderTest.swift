@@ -13,10 +13,11 @@ final class AuthenticatorUnderTest {
     /// Seconds on the card's clock.
     var clock: () -> Double = { 1_000 }
 
-    init(profile: CardProfile, storage: CardStorage, attestation: AttestationIdentity) throws {
+    init(profile: CardProfile, storage: CardStorage, attestation: AttestationIdentity,
+         enterpriseAttestation: AttestationIdentity? = nil) throws {
         let stored = try storage.load()
         authenticator = try Authenticator(profile: stored?.profile ?? profile, state: stored, attestation: attestation,
-                                          now: .seconds(1_000))
+                                          enterpriseAttestation: enterpriseAttestation, now: .seconds(1_000))
         if authenticator.isBlank { try storage.save(authenticator.state) }
         self.storage = storage
     }

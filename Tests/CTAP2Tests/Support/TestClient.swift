@@ -23,14 +23,21 @@ enum Command {
     static let getNextAssertion: UInt8 = 0x08
     static let credentialManagement: UInt8 = 0x0A
     static let selection: UInt8 = 0x0B
+    static let largeBlobs: UInt8 = 0x0C
+    static let config: UInt8 = 0x0D
+    /// authenticatorCredentialManagement as FIDO_2_1_PRE numbered it.
+    static let credentialManagementPreview: UInt8 = 0x41
 }
 
-/// Permission bits of getPinUvAuthTokenUsingPinWithPermissions (CTAP 2.1 §6.5.5.7).
+/// Permission bits of getPinUvAuthTokenUsingPinWithPermissions (CTAP 2.1 §6.5.5.7; pcmr is CTAP 2.2's).
 enum Permission {
     static let makeCredential: UInt64 = 0x01
     static let getAssertion: UInt64 = 0x02
     static let credentialManagement: UInt64 = 0x04
     static let bioEnrollment: UInt64 = 0x08
+    static let largeBlobWrite: UInt64 = 0x10
+    static let authenticatorConfig: UInt64 = 0x20
+    static let persistentCredentialManagementReadOnly: UInt64 = 0x40
 }
 
 /// One response: status byte + CBOR.
@@ -287,8 +294,11 @@ func makeTestAttestation(aaguid: [UInt8]) throws -> AttestationIdentity {
     return AttestationIdentity(certificate: certificate, privateKey: batchKey, rootCertificate: root)
 }
 
+/// An authenticator for `profile`; one with enterprise attestation gets the card's enterprise
+/// identity (the one a VirtualCard uses), so that enableEnterpriseAttestation has a key to sign with.
 func makeAuthenticator(profile: CardProfile = .arculusFIDO21, storage: CardStorage = InMemoryStorage()) throws -> AuthenticatorUnderTest {
-    try AuthenticatorUnderTest(profile: profile, storage: storage, attestation: try makeTestAttestation(aaguid: try profile.aaguidBytes))
+    try AuthenticatorUnderTest(profile: profile, storage: storage, attestation: try makeTestAttestation(aaguid: try profile.aaguidBytes),
+                               enterpriseAttestation: profile.enterpriseAttestation ? try AttestationIdentity.enterprise(for: profile) : nil)
 }
 
 /// The AAGUID's 16 bytes from its canonical text, parsed here rather than by the profile.
