@@ -9,7 +9,7 @@ extension Authenticator {
         guard let subcommand = request.subcommand else { throw .invalidSubcommand }
         if subcommand == .getPINRetries {
             // A card with no PIN has no retries to count: PIN_NOT_SET, as current authenticators
-            // answer and python-fido2's device suite expects (see README, "getPINRetries").
+            // answer and python-fido2's device suite expects (see README, "Card profiles").
             guard state.isPINSet else { throw .pinNotSet }
             return ClientPINResponse(pinRetries: state.pinRetries,
                                      powerCycleState: profile.supportsCTAP21 ? session.consecutivePINFailures >= 3 : nil)

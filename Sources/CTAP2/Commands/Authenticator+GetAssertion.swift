@@ -46,10 +46,11 @@ extension Authenticator {
         if let pinUvAuthParam = request.pinUvAuthParam, pinUvAuthParam.isEmpty { try answerPINProbe() }
         let pinProtocol = request.pinUvAuthParam == nil ? nil : try self.pinProtocol(request.pinUvAuthProtocol)
 
-        // Options: a pinUvAuthParam takes precedence over "uv" (§6.2.2 step 4.2); "rk" is not an
-        // option of getAssertion (CTAP 2.1: unsupported; CTAP 2.0: not valid for the command).
+        // Options: on CTAP 2.1 a pinUvAuthParam takes precedence over "uv" (§6.2.2 step 4.2; CTAP
+        // 2.0 has no such rule); "rk" is not an option of getAssertion (CTAP 2.1: unsupported;
+        // CTAP 2.0: not valid for the command).
         let options = request.options
-        if options["uv"] == true && request.pinUvAuthParam == nil {
+        if options["uv"] == true && (request.pinUvAuthParam == nil || !ctap21) {
             throw ctap21 ? .invalidOption : .unsupportedOption
         }
         if options["rk"] != nil { throw ctap21 ? .unsupportedOption : .invalidOption }

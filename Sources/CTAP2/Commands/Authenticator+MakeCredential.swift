@@ -22,11 +22,12 @@ extension Authenticator {
             return SignatureAlgorithm(rawValue: parameters.algorithm)
         }).first else { throw .unsupportedAlgorithm }
 
-        // Steps 4–5: options. A pinUvAuthParam takes precedence over "uv" (§6.1.2 step 5.2):
-        // with one, uv is treated as false.
+        // Steps 4–5: options. On CTAP 2.1 a pinUvAuthParam takes precedence over "uv" (§6.1.2
+        // step 5.2): with one, uv is treated as false. CTAP 2.0 has no such rule: "uv" is an
+        // option the card does not support, whatever comes with it (2.0 §5.1 step 5).
         let options = request.options
         let residentKey = options["rk"] ?? false
-        if options["uv"] == true && request.pinUvAuthParam == nil {
+        if options["uv"] == true && (request.pinUvAuthParam == nil || !ctap21) {
             // No built-in user verification: CTAP 2.1 calls it invalid, CTAP 2.0 unsupported.
             throw ctap21 ? .invalidOption : .unsupportedOption
         }

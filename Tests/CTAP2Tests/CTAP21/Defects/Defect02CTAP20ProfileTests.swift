@@ -30,6 +30,19 @@ struct Defect02CTAP20ProfileTests {
         #expect(client.makeCredential(TestClient.makeCredentialRequest(options: ["uv": true])).status == expected)
     }
 
+    @Test("CTAP 2.0 §5.1 step 3 / §5.2 step 5: uv=true is an unsupported option even beside a pinAuth (2.1's precedence rule is 2.1's)")
+    func uvWithPinAuthOnCTAP20() throws {
+        let client = try TestClient(profile: .arculusFIDO2)
+        let made = try client.makeCredential()
+        try client.setPIN(Fixture.pin, .one)
+        let token = try client.token(Fixture.pin, .one)
+        #expect(client.makeCredential(TestClient.makeCredentialRequest(options: ["uv": true], token: token)).status
+                == .unsupportedOption)
+        #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], options: ["uv": true], token: token))
+                .status == .unsupportedOption)
+        #expect(try client.assert(allowList: [made.id], token: token).authData.uv, "the pinAuth alone verifies the user")
+    }
+
     @Test("CTAP 2.0 §5.2 step 5 (rk not valid for getAssertion → INVALID_OPTION) vs CTAP 2.1 §6.2.2 step 4 (rk → UNSUPPORTED_OPTION)",
           arguments: [(CardProfile.arculusFIDO2, CTAPStatus.invalidOption), (.arculusFIDO21, .unsupportedOption)])
     func getAssertionRK(profile: CardProfile, expected: CTAPStatus) throws {
