@@ -1,32 +1,40 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets: each harness in Tests/Fuzz/Harnesses with the package modules it
-# needs, compiled by swiftc directly with -sanitize=fuzzer,address (coverage instrumentation +
-# AddressSanitizer; LeakSanitizer comes with ASan on Linux). SwiftPM is not used so that the
-# package's own .build products stay uninstrumented and Package.swift needs no fuzz targets.
+# needs, compiled by swiftc directly, in two variants:
+#   fuzz-TARGET       -sanitize=fuzzer: coverage instrumentation only, for fuzzing (Swift's own
+#                     checks trap on overflow, bounds, unwrapping, exclusivity as in any build);
+#   fuzz-TARGET-asan  -sanitize=fuzzer,address: AddressSanitizer + LeakSanitizer too, for the
+#                     corpus check after fuzzing and for reproducing (about half the speed:
+#                     ASan's allocator, with every Swift allocation through it, is most of the cost).
+# SwiftPM is not used so that the package's own .build products stay uninstrumented and
+# Package.swift needs no fuzz targets.
 #
-#   Tests/Fuzz/build.sh [TARGET…]      # default: every target; prints each binary's path
-#   Tests/Fuzz/build.sh --list         # the target names
+#   Tests/Fuzz/build.sh [--fast|--asan] [TARGET…]   # default: both variants, every target;
+#                                                  # prints each binary's path
+#   Tests/Fuzz/build.sh --list                      # the target names
 #
 # The module graph comes from the package itself (`swift package dump-package`): a harness needs
 # the package modules its files import and everything those depend on, system libraries (their
 # module maps and pkg-config flags) included. Binaries go to $ARCULUS_FUZZ_BUILD (default
-# .build/fuzz/bin/fuzz-TARGET). A module is recompiled only when one of its sources, the modules
-# it imports, the manifest or this script changed.
+# .build/fuzz/bin/). A module is recompiled only when one of its sources, the modules it
+# imports, the manifest or the compiler flags changed; a target is relinked when its harness
+# files or this script changed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 OUT="${ARCULUS_FUZZ_BUILD:-$ROOT/.build/fuzz}"
-MODULES_DIR="$OUT/modules"
 BIN_DIR="$OUT/bin"
 HARNESS="$ROOT/Tests/Fuzz/Harnesses"
 
 # target → harness files (the harness's own, then what it shares with other targets).
 ALL_TARGETS=(card cbor ctap2 transcript vpcd image)
 COMMON="$HARNESS/FuzzSupport.swift"
-CARDS="$HARNESS/FuzzCards.swift $ROOT/Tests/RobustnessTests/Support/PlatformClient.swift"
+CARDS="$HARNESS/FuzzCards.swift $HARNESS/FuzzStarts.swift $HARNESS/FuzzCardDriver.swift $HARNESS/FuzzCardChecks.swift
+       $HARNESS/FuzzCTAPGenerator.swift $HARNESS/FuzzCTAPSchema.swift $HARNESS/FuzzCTAPSchema+Values.swift $ROOT/Tests/RobustnessTests/Support/PlatformClient.swift"
 declare -A TARGET_FILES=(
     [cbor]="$COMMON $HARNESS/FuzzCBOR.swift"
-    [card]="$COMMON $CARDS $HARNESS/FuzzCard.swift $HARNESS/FuzzSeeds.swift $HARNESS/FuzzImageFormat.swift"
+    [card]="$COMMON $CARDS $HARNESS/FuzzCard.swift $HARNESS/FuzzCardProgram.swift $HARNESS/FuzzSeeds.swift
+            $HARNESS/FuzzSeedFlows.swift $HARNESS/FuzzImageFormat.swift"
     [ctap2]="$COMMON $CARDS $HARNESS/FuzzCTAP2.swift"
     [image]="$COMMON $HARNESS/FuzzImageFormat.swift $HARNESS/FuzzImage.swift"
     [transcript]="$COMMON $HARNESS/FuzzTranscript.swift"
@@ -35,12 +43,14 @@ declare -A TARGET_FILES=(
 
 log() { printf '%s\n' "$*" >&2; }
 
-if [[ "${1:-}" == --list ]]; then
-    printf '%s\n' "${ALL_TARGETS[@]}"
-    exit 0
-fi
+VARIANTS=(fast asan)
+case "${1:-}" in
+    --list) printf '%s\n' "${ALL_TARGETS[@]}"; exit 0 ;;
+    --fast) VARIANTS=(fast); shift ;;
+    --asan) VARIANTS=(asan); shift ;;
+esac
 
-mkdir -p "$MODULES_DIR" "$BIN_DIR" "$OUT/module-cache"
+mkdir -p "$BIN_DIR" "$OUT/module-cache"
 
 # Whether $1 is missing or older than any of the remaining files.
 stale() {
@@ -65,7 +75,8 @@ for target in json.load(sys.stdin)["targets"]:
     path = target.get("path") or "Sources/" + target["name"]
     print(target["type"], target["name"], path, target.get("pkgConfig") or "-", *dependencies)
 ' > "$GRAPH.partial"
-    mv "$GRAPH.partial" "$GRAPH"
+    # Replaced only when it changed: modules are rebuilt when the graph is newer than they are.
+    if cmp -s "$GRAPH.partial" "$GRAPH"; then rm "$GRAPH.partial"; else mv "$GRAPH.partial" "$GRAPH"; fi
 fi
 declare -A KIND=() MODULE_PATH=() PKG_CONFIG=() DEPS=()
 while read -r kind name path pkg deps; do
@@ -75,8 +86,23 @@ while read -r kind name path pkg deps; do
     DEPS[$name]="$deps"
 done < "$GRAPH"
 
-SWIFT_FLAGS=(-O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6
-             -module-cache-path "$OUT/module-cache" -I "$MODULES_DIR")
+# The variant being built: its modules' directory, sanitizers and binary suffix (`use_variant`).
+MODULES_DIR=""
+SWIFT_FLAGS=()
+SUFFIX=""
+use_variant() {
+    case "$1" in
+        fast) MODULES_DIR="$OUT/modules"; SUFFIX=""; local sanitizers=fuzzer ;;
+        asan) MODULES_DIR="$OUT/modules-asan"; SUFFIX="-asan"; local sanitizers=fuzzer,address ;;
+    esac
+    mkdir -p "$MODULES_DIR"
+    SWIFT_FLAGS=(-O -g -sanitize="$sanitizers" -parse-as-library -swift-version 6
+                 -module-cache-path "$OUT/module-cache" -I "$MODULES_DIR")
+    # Modules are rebuilt when the flags change (not when another line of this script does).
+    FLAGS_STAMP="$MODULES_DIR/flags"
+    [[ "$(cat "$FLAGS_STAMP" 2>/dev/null)" == "${SWIFT_FLAGS[*]}" ]] || printf '%s' "${SWIFT_FLAGS[*]}" > "$FLAGS_STAMP"
+    BUILT=()
+}
 
 # The modules `module` depends on, directly or not (each once, dependencies first).
 declare -A CLOSURE=()
@@ -127,8 +153,8 @@ build_module() {
     local extra=()
     mapfile -t extra < <(system_flags ${CLOSURE[$module]})
     local object="$MODULES_DIR/$module.o"
-    if stale "$object" "${sources[@]}" "${inputs[@]}" "$GRAPH" "$0"; then
-        log "fuzz build: compiling $module (${#sources[@]} files)"
+    if stale "$object" "${sources[@]}" "${inputs[@]}" "$GRAPH" "$FLAGS_STAMP"; then
+        log "fuzz build: compiling $module${SUFFIX:+ ($SUFFIX)} (${#sources[@]} files)"
         swiftc "${SWIFT_FLAGS[@]}" "${extra[@]}" -module-name "$module" -wmo -c "${sources[@]}" \
             -emit-module -emit-module-path "$MODULES_DIR/$module.swiftmodule" -o "$object.partial" \
             2> >(grep -v "ld.gold: warning: Cannot export local symbol" >&2)
@@ -173,9 +199,9 @@ build_target() {
     done
     local extra=()
     mapfile -t extra < <(system_flags "${modules[@]}")
-    local binary="$BIN_DIR/fuzz-$target"
+    local binary="$BIN_DIR/fuzz-$target$SUFFIX"
     if stale "$binary" "${files[@]}" "${inputs[@]}" "$GRAPH" "$0"; then
-        log "fuzz build: linking fuzz-$target (${modules[*]})"
+        log "fuzz build: linking fuzz-$target$SUFFIX (${modules[*]})"
         swiftc "${SWIFT_FLAGS[@]}" "${extra[@]}" -module-name "Fuzz_$target" "${files[@]}" "${objects[@]}" "${libraries[@]}" \
             -o "$binary.partial" 2> >(grep -v "ld.gold: warning: Cannot export local symbol" >&2)
         mv "$binary.partial" "$binary"
@@ -185,4 +211,7 @@ build_target() {
 
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${ALL_TARGETS[@]}")
-for target in "${targets[@]}"; do build_target "$target"; done
+for variant in "${VARIANTS[@]}"; do
+    use_variant "$variant"
+    for target in "${targets[@]}"; do build_target "$target"; done
+done
