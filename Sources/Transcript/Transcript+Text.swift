@@ -23,9 +23,13 @@ extension Transcript {
             var line = rawLine
             while line.hasSuffix("\r") { line = line.dropLast() }
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
-            guard let marker = trimmed.first else { continue }
+            // The marker is the line's first Unicode scalar, not its first Character: a name or
+            // note that begins with a combining mark is printed right after `@` or `# `, where it
+            // joins the marker (or the space) into one Character.
+            guard let marker = trimmed.unicodeScalars.first else { continue }
+            let rest = Substring(trimmed.unicodeScalars.dropFirst())
             if marker == "#" {
-                let comment = String(trimmed.dropFirst()).trimmingLeadingSpace()
+                let comment = rest.trimmingLeadingSpace()
                 // Kept once an entry is complete: one between the first `>` and its `<` would be
                 // printed before every entry, where comments are not kept.
                 if !transcript.entries.isEmpty {
@@ -33,7 +37,7 @@ extension Transcript {
                 }
                 continue
             }
-            let (body, note) = splitNote(trimmed.dropFirst())
+            let (body, note) = splitNote(rest)
             if pendingCommand != nil && marker != "<" {
                 throw TranscriptError(line: lineNumber, message: "expected the response ('<') to the command on line \(pendingCommand!.line)")
             }
@@ -122,15 +126,22 @@ extension Transcript {
     }
 }
 
-extension StringProtocol {
+extension Substring {
     /// Without the spaces, tabs and carriage returns at either end (a carriage return kept at the
     /// end of a field would be printed before a line end, changing the field when read back).
+    /// By Unicode scalars: a space followed by a combining mark is one Character, and trimming
+    /// Characters would keep that space, which printing then doubles.
     func trimmed() -> String {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-        return String(drop(while: blank).reversed().drop(while: blank).reversed())
+        let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        // Indexes, then one slice: rebuilding the string from reversed Characters cost ~1 µs a
+        // character (a transcript of hex lines parsed at a few hundred bytes a millisecond).
+        guard let first = unicodeScalars.firstIndex(where: { !blank($0) }),
+              let last = unicodeScalars.lastIndex(where: { !blank($0) }) else { return "" }
+        return String(Substring(unicodeScalars[first...last]))
     }
 
+    /// Without the spaces at the start (by Unicode scalars, as ``trimmed()``).
     func trimmingLeadingSpace() -> String {
-        String(drop { $0 == " " })
+        String(Substring(unicodeScalars.drop { $0 == " " }))
     }
 }

@@ -44,6 +44,23 @@ struct FuzzRegressionTests {
         try transcriptCarriageReturns(text)
     }
 
+    /// Finding (`transcript` target, crash-ceff7b4d…): a header name or a note that began with a
+    /// combining mark after a tab (`@\t\u{0E38}…`, `# \t\u{301}…`) was read with the tab trimmed
+    /// and the mark kept; printed, the mark followed `@` or `# ` directly and joined it into one
+    /// Character, so the printed header no longer parsed ("unknown line kind '@ุ'") and the printed
+    /// note came back with a space in front.
+    @Test("a name or note that begins with a combining mark prints to text that parses back the same",
+          arguments: [
+              "@\t\u{0E38}name value\n",                // the fuzzer's header, shortened
+              "@\t\u{301}x\n",
+              "@format 1\n@\t\u{0E38}\u{FFFD}\u{FFFD} 1\n! power-on\n",
+              "> 00A4040000  #\t\u{301}note\n< 9000\n",
+              "! power-on\n> 00A4040000  # \t\u{0E38}\n< 9000\n",
+          ])
+    func transcriptCombiningMarks(_ text: String) throws {
+        try transcriptCarriageReturns(text)
+    }
+
     /// The committed regression seeds still pass every target's checks in-process where they can.
     @Test("the transcript regression seeds round-trip")
     func transcriptSeeds() throws {

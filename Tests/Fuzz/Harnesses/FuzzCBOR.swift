@@ -6,6 +6,13 @@ import CBOR
 // value (encode ∘ decode is idempotent); decodePrefix agrees with decode; no proper prefix of an
 // accepted input is accepted (checked for inputs up to 512 bytes).
 
+@_cdecl("LLVMFuzzerInitialize")
+public func fuzzCBORInitialize(_ argc: UnsafeMutablePointer<Int32>?,
+                  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+    fuzzBenchmarkIfAsked(fuzzCBORTestOneInput)
+    return 0
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCBORTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = fuzzBytes(data, size)

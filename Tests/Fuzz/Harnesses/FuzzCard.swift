@@ -1,80 +1,75 @@
-import FIDOWire
 import ArculusCard
+import FIDOWire
 
-// Target `card`: the whole card fed raw APDU sequences.
+// Target `card`: the whole card — ISO 7816 front, NFC binding, U2F, CTAP2 authenticator,
+// storage boundary — fed APDU sequences (`CardModel.receive`).
 //
-// Input: one selector byte, then length-prefixed APDUs (2-byte big-endian length + bytes;
-// `LengthPrefixedPieces`). Selector bits 0-1 pick the baseline card (`FuzzBaseline`), bit 2
-// turns on the front's busy-first mode and bits 4-5 its number of busy polls. Every input
-// starts from a fresh in-memory card with the baseline's memory and a fixed entropy seed, powered
-// up (a power cycle between inputs); the card keeps its state from one APDU to the next within
-// the input. A zero-length piece is a power cycle (card off the reader and tapped again). The
-// card's clock advances one second per APDU, so time windows (reset, getNextAssertion) expire
-// deterministically.
+// Input: a selector byte, then a program (`FuzzCardProgram`): operations picked by the low five
+// bits of a byte:
+//   0-7    raw APDU: a 2-byte length and that many bytes
+//   8-19   a generated CTAP request (FuzzCTAPGenerator) sent as NFCCTAP_MSG
+//   20-21  a raw CTAP request (2-byte length + bytes) sent as NFCCTAP_MSG
+//            (both: a style byte first — P1 80 or 00, short chained in pieces of 16…255 bytes
+//            or extended, the Le, cancel at 9100 — then GET RESPONSE while 61xx and
+//            NFCCTAP_GETRESPONSE while 9100)
+//   22-23  SELECT (FIDO AID with and without data, no Le, an AID prefix)
+//   24-25  GET RESPONSE / NFCCTAP_GETRESPONSE / its cancel, on their own
+//   26-27  U2F REGISTER, AUTHENTICATE (key handles the card made, credential IDs), VERSION
+//   28     power cycle (off the reader and tapped again)
+//   29     the next write fails (full disk, torn write)
+//   30-31  the clock moves on by the next byte's number of seconds
+// At most 32 operations, of which at most 4 make the card sign, generate a key, do ECDH or
+// power up.
+// Selector: bits 0-3 the start state (`FuzzStartState`: a baseline card, or one with a token, a
+// pending getNextAssertion or enumeration, the PIN blocked, the store full, a U2F key); bit 4 the
+// front's busy-first mode; bit 5 the realistic timing profile (9100 while the card works, no
+// sleeping: the card's clock is the harness's); bit 6 the person declines user presence; bit 7
+// the clock moves 10 ms per APDU instead of 1 s.
+// Every input starts from a copy of the start state, powered, nothing selected.
 //
-// Properties: every response ends in SW1 SW2 and never carries more data than Le allows; the
-// card's memory stays within its invariants; after the input (no power cycle) a SELECT + getInfo answers
-// 9000 + CTAP2_OK; and the same input gives byte-identical responses twice (determinism, see
-// `shouldCheckDeterminism`).
+// Properties: every response APDU is one the card can send (a status word of its own, data only
+// with 9000/61xx/9100, no more than Le allows, 6700 to bytes that are no APDU); every whole CTAP
+// response is as the ctap2 target requires; a failed write answers CTAP1_ERR_OTHER (U2F: 6A80);
+// the card's memory is what was made durable after every APDU and keeps its invariants; after
+// the input, without a power cycle, SELECT + getInfo answer 9000 + CTAP2_OK; the same input gives
+// the same responses twice (`shouldCheckDeterminism`).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCardTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = fuzzBytes(data, size)
     guard let selector = input.first else { return 0 }
-    let responses = runCard(selector: selector, apdus: input.dropFirst())
+    let responses = runCard(selector: selector, program: input.dropFirst())
     if shouldCheckDeterminism(input) {
-        let again = runCard(selector: selector, apdus: input.dropFirst())
-        fuzzCheck(again == responses, "the same APDUs gave different responses: \(responses.map(fuzzHex)) vs \(again.map(fuzzHex))")
+        let again = runCard(selector: selector, program: input.dropFirst())
+        fuzzCheck(again == responses, "the same APDUs gave different responses")
     }
     return 0
 }
 
-private func runCard(selector: UInt8, apdus: ArraySlice<UInt8>) -> [[UInt8]] {
-    let baseline = FuzzBaseline(selector: selector)
-    let options = CardFront.Options(busyFirst: selector & 0x04 != 0, busyPolls: Int(selector >> 4 & 0x03))
-    let card: VirtualCard
-    do {
-        card = try VirtualCard(profile: baseline.profile, storage: InMemoryStorage(state: baseline.state),
-                               frontOptions: options, entropy: .seeded(fuzzSeed))
-    } catch {
-        fatalError("cannot make the fuzz card: \(error)")
-    }
-    var now = 0.0
-    card.clock = { .seconds(now) }
-    card.powerCycle()
-
-    var responses: [[UInt8]] = []
-    for apdu in LengthPrefixedPieces(apdus) {
-        now += 1
-        if apdu.isEmpty {
-            card.powerCycle()
-            responses.append([])
-            continue
-        }
-        let response = card.transmit(apdu)
-        fuzzCheck(response.count >= 2, "response without a status word to \(fuzzHex(apdu))")
-        if let command = try? CommandAPDU(parsing: apdu) {
-            fuzzCheck(response.count - 2 <= max(1, command.responseLimit),
-                      "\(response.count - 2) data bytes for Ne \(command.responseLimit) to \(fuzzHex(apdu))")
-        } else {
-            fuzzCheck(response == [0x67, 0x00], "a malformed APDU \(fuzzHex(apdu)) got \(fuzzHex(response))")
-        }
-        responses.append(response)
-    }
-
-    checkCardState(card.authenticator.state, baseline: baseline)
-    checkRecovers(card)
-    return responses
+/// The card a card-target input with this selector starts from (shared with the seed writer):
+/// the start state behind a front with the selector's options, made once per selector.
+func cardStart(selector: UInt8) -> FuzzStart {
+    let key = Int(selector)
+    if let known = cardStarts[key] { return known }
+    var start = FuzzStarts.shared.start(FuzzStartState(selector: selector))
+    let options = CardFront.Options(busyFirst: selector & 0x10 != 0, busyPolls: 1)
+    start.card = start.card.withFront(options, timing: selector & 0x20 != 0 ? .realistic : .off)
+    start.card.userConsents = selector & 0x40 == 0
+    start.card.step = selector & 0x80 != 0 ? .milliseconds(10) : .seconds(1)
+    cardStarts[key] = start
+    return start
 }
 
-/// After any input the card answers a SELECT and a getInfo, without being taken off the reader.
-/// A chain the input left open is dropped by the SELECT with 6883 (ISO 7816-4: last command of
-/// the chain expected), so one more SELECT may be needed.
-private func checkRecovers(_ card: VirtualCard) {
-    let selectAPDU: [UInt8] = NFCBinding.selectFIDOApplet
-    var select = card.transmit(selectAPDU)
-    if select == [0x68, 0x83] { select = card.transmit(selectAPDU) }
-    fuzzCheck(select.suffix(2) == [0x90, 0x00], "SELECT after the input answered \(fuzzHex(select))")
-    let info = card.transmit([0x80, 0x10, 0x00, 0x00, 0x01, 0x04, 0x00])
-    fuzzCheck(info.suffix(2) == [0x90, 0x00] && info.first == 0x00, "getInfo after the input answered \(fuzzHex(info.prefix(8)))")
+nonisolated(unsafe) private var cardStarts = [FuzzStart?](repeating: nil, count: 256)
+
+private func runCard(selector: UInt8, program: ArraySlice<UInt8>) -> [[UInt8]] {
+    let start = cardStart(selector: selector)
+    fuzzTrace("--- the input, from baseline \(start.card.state.profile.name)")
+    var run = FuzzCardProgram(start: start)
+    var input = FuzzInput(program)
+    run.run(&input)
+    run.card.checkMemory()
+    checkCardState(run.card.state, start: start.card.state)
+    run.checkRecovers()
+    return run.responses
 }

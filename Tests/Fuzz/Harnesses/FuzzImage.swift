@@ -15,6 +15,13 @@ import FIDOWire
 // Properties: decoding never traps; a decoded state keeps the card's invariants; and a state
 // encoded as an image decodes to itself.
 
+@_cdecl("LLVMFuzzerInitialize")
+public func fuzzImageInitialize(_ argc: UnsafeMutablePointer<Int32>?,
+                                _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+    fuzzBenchmarkIfAsked(fuzzImageTestOneInput)
+    return 0
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImageTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = fuzzBytes(data, size)

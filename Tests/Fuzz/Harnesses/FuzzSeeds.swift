@@ -1,20 +1,22 @@
-import FIDOWire
 import ArculusCard
+import CBOR
+import FIDOWire
 import Foundation
 import Transcript
 
 // Writes the seed corpora in Fixtures/fuzz/<target>/. Compiled into the `card` target only:
 // `ARCULUS_FUZZ_WRITE_SEEDS=DIR fuzz-card` writes them into DIR and exits (fuzz.sh --seeds).
 //
-// The card is deterministic (fixed entropy seed) and so is the platform side here, so the
-// recorded APDU sequences replay exactly in the harnesses: a seed with a setPIN, a PIN token and
-// a makeCredential carries valid ECDH keys, MACs and encrypted PINs for the card it will meet.
-// Sources: scripted flows below (SELECT, getInfo, makeCredential, getAssertion, clientPIN,
-// credential management, reset, U2F, chained and extended APDUs, busy polling), the transcripts in
-// Fixtures/transcripts/, and the RFC 8949 Appendix A vectors in Fixtures/vectors/.
+// Cards and platform are deterministic, so a recorded flow replays exactly in the harnesses: a
+// seed with a setPIN, a PIN token and a makeCredential carries valid ECDH keys, MACs and
+// encrypted PINs for the card it will meet. Sources: the scripted flows (FuzzSeedFlows.swift) as
+// raw APDUs and raw CTAP requests; short programs of generated requests (FuzzCTAPGenerator:
+// byte 0 is always the ordinary choice, so a few choices and zeros make a whole flow); the
+// transcripts in Fixtures/transcripts/; the RFC 8949 Appendix A vectors in Fixtures/vectors/.
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzCardInitialize(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+    fuzzBenchmarkIfAsked(fuzzCardTestOneInput)
     guard let directory = ProcessInfo.processInfo.environment["ARCULUS_FUZZ_WRITE_SEEDS"] else { return 0 }
     do {
         let count = try SeedWriter(directory: directory).writeAll()
@@ -23,52 +25,6 @@ public func fuzzCardInitialize(_ argc: UnsafeMutablePointer<Int32>?, _ argv: Uns
     } catch {
         print("cannot write seeds: \(error)")
         exit(1)
-    }
-}
-
-/// A client that talks to a card in APDUs as python-fido2 does (short APDUs chained in
-/// 250-byte pieces, GET RESPONSE while 61xx) and records every command APDU it sends.
-final class RecordingNFCClient {
-    let card: VirtualCard
-    private(set) var apdus: [[UInt8]] = []
-    private(set) var requests: [[UInt8]] = []
-
-    init(card: VirtualCard) { self.card = card }
-
-    func transmit(_ apdu: [UInt8]) -> [UInt8] {
-        apdus.append(apdu)
-        return card.transmit(apdu)
-    }
-
-    /// A power cycle: an empty piece in a card-target input.
-    func powerCycle() {
-        apdus.append([])
-        requests.append([])
-        card.powerCycle()
-    }
-
-    func select() { _ = transmit([0x00, 0xA4, 0x04, 0x00, 0x08] + NFCBinding.fidoAID + [0x00]) }
-
-    /// NFCCTAP_MSG with command chaining and GET RESPONSE, as python-fido2 sends it.
-    func ctap(_ request: [UInt8], extended: Bool = false) -> [UInt8] {
-        requests.append(request)
-        var response: [UInt8]
-        if extended {
-            response = transmit([0x80, 0x10, 0x00, 0x00, 0x00, UInt8(request.count >> 8), UInt8(request.count & 0xFF)] + request + [0x00, 0x00])
-        } else {
-            var rest = request[...]
-            while rest.count > 250 {
-                _ = transmit([0x90, 0x10, 0x00, 0x00, 250] + rest.prefix(250))
-                rest = rest.dropFirst(250)
-            }
-            response = transmit([0x80, 0x10, 0x00, 0x00, UInt8(rest.count)] + rest + [0x00])
-        }
-        var data = Array(response.dropLast(2))
-        while response.count >= 2, response[response.count - 2] == 0x61 {
-            response = transmit([0x00, 0xC0, 0x00, 0x00, response[response.count - 1]])
-            data += response.dropLast(2)
-        }
-        return data
     }
 }
 
@@ -84,110 +40,199 @@ struct SeedWriter {
     }
 
     func writeAll() throws -> Int {
-        var written = 0
+        var seeds: [(target: String, name: String, bytes: [UInt8])] = []
         var cardInputs: [(String, [UInt8])] = []
-        var ctapInputs: [(String, [UInt8])] = []
-        var transcripts: [(String, String)] = []
-        var cborItems: [(String, [UInt8])] = []
 
         for flow in Self.flows {
-            let baseline = flow.baseline
-            let selector = UInt8(baseline.rawValue) | flow.selectorBits
-            let card = try Self.card(selector: selector)
-            let client = RecordingNFCClient(card: card)
+            let selector = UInt8(flow.baseline.rawValue) | flow.selectorBits
+            let client = RecordingNFCClient(card: cardStart(selector: selector).card)
             try flow.run(client)
-            cardInputs.append((flow.name, [selector] + LengthPrefixedPieces.encode(client.apdus)))
-            let requests = client.requests.filter { !$0.isEmpty && $0.count < 4096 }
-            // The ctap2 target with and without a harness-made token and pinUvAuthParam fix-up.
-            ctapInputs.append((flow.name, [UInt8(baseline.rawValue)] + LengthPrefixedPieces.encode(client.requests)))
-            if baseline == .populated21 {
-                ctapInputs.append((flow.name + "-token-fixup", [UInt8(baseline.rawValue) | 0x04 | 0x08 | 0x80]
-                                   + LengthPrefixedPieces.encode(client.requests)))
+            let card = [selector] + client.apdus.flatMap(Self.rawAPDU)
+            cardInputs.append((flow.name, card))
+            // The ctap2 target, with and without a harness-made token and pinUvAuthParam fix-up.
+            seeds.append(("ctap2", flow.name, [UInt8(flow.baseline.rawValue)] + client.requests.flatMap { Self.rawRequest($0) }))
+            if flow.baseline == .populated21 {
+                seeds.append(("ctap2", flow.name + "-token-fixup", [UInt8(FuzzStartState.token21.rawValue)]
+                              + client.requests.flatMap { Self.rawRequest($0, fixUp: true) }))
             }
-            for (index, request) in requests.enumerated() where request.count > 1 {
-                cborItems.append(("\(flow.name)-\(index)", Array(request.dropFirst())))
+            for (index, request) in client.requests.enumerated() where request.count > 1 && request.count < 4096 {
+                seeds.append(("cbor", "\(flow.name)-\(index)", Array(request.dropFirst())))
             }
-            var transcript = Transcript()
-            transcript.headers = [.init("format", "1"), .init("profile", baseline.profile.name), .init("image", "blank")]
-            var replay = client.apdus.makeIterator()
-            let again = try Self.card(selector: selector)
-            while let apdu = replay.next() {
-                if apdu.isEmpty { transcript.entries.append(.event(.reset)); again.powerCycle(); continue }
-                transcript.entries.append(.exchange(command: apdu, response: again.transmit(apdu), note: nil))
-            }
-            transcripts.append((flow.name, transcript.text))
+            seeds.append(("transcript", flow.name, Array(Self.transcript(of: card, profile: flow.baseline.profile).utf8)))
         }
+        cardInputs += try recordedTranscripts(&seeds)
+        cardInputs += Self.generatedCardPrograms()
+        seeds += Self.generatedCTAPPrograms().map { ("ctap2", $0.0, $0.1) }
+        seeds += cardInputs.map { ("card", $0.0, $0.1) }
+        seeds += try rfc8949Vectors().map { ("cbor", $0.0, $0.1) }
+        seeds += Self.vpcdStreams(cardInputs.prefix(12)).map { ("vpcd", $0.0, $0.1) }
+        seeds += try images().map { ("image", $0.0, $0.1) }
+        for seed in seeds { try write(seed.target, seed.name, seed.bytes) }
+        return seeds.count
+    }
 
-        // Recorded transcripts: their command APDUs as card inputs, their text as transcript seeds.
-        let transcriptDirectory = repository + "/Fixtures/transcripts"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: transcriptDirectory))?.sorted() ?? []
-        where name.hasSuffix(".transcript") {
-            let text = try String(contentsOfFile: transcriptDirectory + "/" + name, encoding: .utf8)
+    // MARK: - Encodings of the harnesses' operations
+
+    /// A card-target operation sending `apdu` as it is (an empty one: a power cycle).
+    static func rawAPDU(_ apdu: [UInt8]) -> [UInt8] {
+        apdu.isEmpty ? [FuzzCardProgram.Operation.powerCycle.code]
+            : [FuzzCardProgram.Operation.rawAPDU.code] + LengthPrefixedPieces.encode([apdu])
+    }
+
+    /// A ctap2-target operation sending `request` (an empty one: a power cycle).
+    static func rawRequest(_ request: [UInt8], fixUp: Bool = false) -> [UInt8] {
+        request.isEmpty ? [FuzzCTAP2Operation.powerCycle.code]
+            : [(fixUp ? FuzzCTAP2Operation.rawFixedUp : .raw).code] + LengthPrefixedPieces.encode([request])
+    }
+
+    /// Programs of generated requests for the ctap2 target: PIN, credentials, assertions,
+    /// credential management and reset, from every start state.
+    static func generatedCTAPPrograms() -> [(String, [UInt8])] {
+        typealias R = FuzzRequest
+        let generated = FuzzCTAP2Operation.generated.code
+        func program(_ start: FuzzStartState, _ requests: [[UInt8]], after: [UInt8] = []) -> [UInt8] {
+            [UInt8(start.rawValue)] + requests.flatMap { [generated] + $0 } + after
+        }
+        let management = (0..<7).map { R.credentialManagement(UInt8($0)) }
+        let powerCycle = [FuzzCTAP2Operation.powerCycle.code]
+        return [
+            ("generated-blank-pin-credentials", program(.blank21, [R.getInfo, R.retries, R.setPIN, R.token, R.makeDiscoverable,
+                                                                  R.token, R.makeProtected, R.token, R.getAssertion,
+                                                                  R.getNextAssertion])),
+            ("generated-populated-assertions", program(.populated21, [R.token, R.getAssertion, R.getNextAssertion,
+                                                                    R.getNextAssertion, R.token, R.getAssertionHMAC])),
+            ("generated-token-management", program(.token21, management + [R.credentialManagement(4)])),
+            ("generated-change-pin", program(.populated21, [R.changePIN, R.token, R.makeCredential])),
+            ("generated-last-retry-reset", program(.lastRetry21, [R.token, R.retries, R.reset])),
+            ("generated-blank20", program(.blank20, [R.getInfo, R.setPIN, R.legacyToken, R.makeDiscoverable, R.getAssertion,
+                                                     R.selection])),
+            ("generated-token-mc-ga", program(.token21, [R.makeDiscoverable, R.getAssertion])),
+            ("generated-legacy-token", program(.legacyToken21, [R.makeCredential, R.getAssertion])),
+            ("generated-bound-token", program(.boundToken21, [R.getAssertion, R.makeCredential])),
+            ("generated-pending-assertion", program(.pendingAssertion21, [R.getNextAssertion, R.getNextAssertion])),
+            ("generated-enumerating-rps", program(.enumeratingRPs21, [R.credentialManagement(2), R.credentialManagement(2)])),
+            ("generated-enumerating-credentials", program(.enumeratingCredentials21, [R.credentialManagement(4)])),
+            ("generated-wrong-pins", program(.wrongPINs21, [R.token], after: powerCycle + [generated] + R.keyAgreement
+                                             + [generated] + R.token)),
+            ("generated-full", program(.full21, [R.makeDiscoverableNewUser, R.makeDiscoverable, R.credentialManagement(0)])),
+            ("generated-blocked", program(.blocked21, [R.token, R.retries, R.reset])),
+            ("generated-token20", program(.token20, [R.makeDiscoverable, R.getAssertion, R.getNextAssertion])),
+            ("generated-no-credentials", program(.tokenNoCredentials21, [R.getAssertion, R.makeDiscoverable, R.credentialManagement(0)])),
+        ]
+    }
+
+    /// Programs of generated requests sent over APDUs for the card target, in every transport style.
+    static func generatedCardPrograms() -> [(String, [UInt8])] {
+        typealias Op = FuzzCardProgram.Operation
+        typealias R = FuzzRequest
+        func ctap(_ request: [UInt8], style: UInt8 = 0) -> [UInt8] { [Op.ctapGenerated.code, style] + request }
+        let select = [Op.select.code, 0]
+        let styles: [(String, UInt8)] = [("short", 0x00), ("p1-80", 0x01), ("extended", 0x02), ("chained-16", 0x10),
+                                          ("le-10", 0x60), ("no-le", 0x20), ("cancel", 0x81)]
+        var programs = styles.map { name, style in
+            ("generated-\(name)", [UInt8(FuzzStartState.blank21.rawValue)] + select + ctap(R.setPIN, style: style)
+                + ctap(R.token, style: style) + ctap(R.makeDiscoverable, style: style) + ctap(R.token, style: style)
+                + ctap(R.getAssertion, style: style))
+        }
+        // Busy-first front, realistic timing, 10 ms per APDU: 9100 polls.
+        programs.append(("generated-busy-realistic", [0x10 | 0x20 | 0x80] + select + ctap(R.getInfo, style: 0x01)
+                         + ctap(R.makeCredential, style: 0x01) + [Op.getResponse.code, 1, Op.getResponse.code, 2]))
+        programs.append(("generated-token-management", [UInt8(FuzzStartState.token21.rawValue)] + select
+                         + (0..<7).flatMap { ctap(R.credentialManagement(UInt8($0))) }))
+        programs.append(("generated-failed-writes", [UInt8(FuzzStartState.populated21.rawValue)] + select + [Op.failNextWrite.code]
+                         + ctap(R.token) + ctap(R.token) + [Op.failNextWrite.code] + ctap(R.makeDiscoverable)))
+        // U2F: REGISTER, AUTHENTICATE with its key handle (enforce, check-only), VERSION, then
+        // AUTHENTICATE with a CTAP2 credential ID (variant, challenge, application, handle, control).
+        programs.append(("generated-u2f", [UInt8(FuzzStartState.blank20.rawValue)] + select
+                         + [Op.u2f.code, 0, 0, 0, Op.u2f.code, 1, 0, 0, 0, 0, Op.u2f.code, 1, 0, 0, 0, 1, Op.u2f.code, 2, 0, 0]
+                         + ctap(R.makeCredential) + [Op.u2f.code, 1, 0, 0, 1, 0]))
+        programs.append(("generated-u2f-registered", [UInt8(FuzzStartState.u2fRegistered20.rawValue)] + select
+                         + [Op.u2f.code, 1, 1, 0, 0, 0, Op.u2f.code, 1, 1, 0, 0, 2]))
+        programs.append(("generated-power-and-clock", [UInt8(FuzzStartState.pendingAssertion21.rawValue)] + select
+                         + [Op.clock.code, 40] + ctap(R.getNextAssertion) + [Op.powerCycle.code] + select + ctap(R.reset)))
+        programs.append(("generated-full", [UInt8(FuzzStartState.full21.rawValue)] + select + ctap(R.makeDiscoverableNewUser)))
+        return programs
+    }
+
+    // MARK: - Other sources
+
+    /// The transcript a card-target input gives: its APDUs and the card's answers.
+    static func transcript(of input: [UInt8], profile: CardProfile) -> String {
+        var transcript = Transcript()
+        transcript.headers = [.init("format", "1"), .init("profile", profile.name), .init("image", "blank")]
+        var card = cardStart(selector: input[0]).card
+        var reader = FuzzInput(input.dropFirst())
+        while !reader.isEmpty {
+            switch FuzzCardProgram.Operation(reader.byte()) {
+            case .powerCycle:
+                transcript.entries.append(.event(.reset))
+                card.powerCycle()
+            default:
+                let apdu = reader.piece()
+                transcript.entries.append(.exchange(command: apdu, response: card.transmit(apdu).response, note: nil))
+            }
+        }
+        return transcript.text
+    }
+
+    /// Recorded transcripts: their text as transcript seeds, their command APDUs as card inputs.
+    private func recordedTranscripts(_ seeds: inout [(target: String, name: String, bytes: [UInt8])]) throws -> [(String, [UInt8])] {
+        let folder = repository + "/Fixtures/transcripts"
+        var inputs: [(String, [UInt8])] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? [] where name.hasSuffix(".transcript") {
+            let text = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
             let stem = String(name.dropLast(".transcript".count))
-            transcripts.append(("recorded-" + stem, text))
+            seeds.append(("transcript", "recorded-" + stem, Array(text.utf8)))
             guard let parsed = try? Transcript.parse(text) else { continue }
             let baseline: FuzzBaseline = parsed.header("profile") == "arculus-fido2" ? .blank20 : .blank21
-            var pieces: [[UInt8]] = []
+            var program: [UInt8] = []
             for entry in parsed.entries {
                 switch entry {
-                case .exchange(let command, _, _): pieces.append(command)
-                case .event(let event) where event != .powerOn: pieces.append([])
+                case .exchange(let command, _, _): program += Self.rawAPDU(command)
+                case .event(let event) where event != .powerOn: program += Self.rawAPDU([])
                 default: break
                 }
             }
-            let busy: UInt8 = parsed.header("front")?.hasPrefix("busy-first") == true ? 0x04 | 0x10 : 0
-            cardInputs.append(("transcript-" + stem, [UInt8(baseline.rawValue) | busy] + LengthPrefixedPieces.encode(pieces)))
+            let busy: UInt8 = parsed.header("front")?.hasPrefix("busy-first") == true ? 0x10 : 0
+            inputs.append(("transcript-" + stem, [UInt8(baseline.rawValue) | busy] + program))
         }
-
-        // RFC 8949 Appendix A: the well-formed items (the decoder rejects the ones CTAP2 forbids).
-        let vectors = repository + "/Fixtures/vectors/rfc8949-appendix-a.json"
-        if let data = FileManager.default.contents(atPath: vectors),
-           let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] {
-            for (index, vector) in list.enumerated() {
-                if let hex = vector["hex"] as? String, let bytes = [UInt8](hex: hex) {
-                    cborItems.append(("rfc8949-\(index)", bytes))
-                }
-            }
-        }
-
-        for (name, bytes) in cardInputs { try write("card", name, bytes); written += 1 }
-        for (name, bytes) in ctapInputs { try write("ctap2", name, bytes); written += 1 }
-        for (name, bytes) in cborItems { try write("cbor", name, bytes); written += 1 }
-        for (name, text) in transcripts { try write("transcript", name, Array(text.utf8)); written += 1 }
-
-        // vpcd: what the driver sends: power on, get-ATR polls, the flows' APDUs, power off.
-        for (name, input) in cardInputs.prefix(12) {
-            var stream: [UInt8] = []
-            for message in [[0x01], [0x04]] + LengthPrefixedPieces(input.dropFirst()).map({ $0.isEmpty ? [0x02] : $0 }) + [[0x00]] {
-                stream += [UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
-            }
-            try write("vpcd", name, [0x03 | (input[0] & 0x03 == 3 ? 0x10 : 0)] + stream)
-            written += 1
-        }
-
-        // image: each baseline as a fresh image, and an image with journal records after it.
-        var images = FuzzBaseline.allCases.map { ("baseline-\($0)", CardImageFormat.encode($0.state)) }
-        images.append(("with-journal", try imageWithJournal()))
-        for (name, image) in images {
-            try write("image", name, [0x00] + image)
-            try write("image", name + "-records", [0x01] + LengthPrefixedPieces.encode(checksumModePieces(of: image)))
-            written += 2
-        }
-        return written
+        return inputs
     }
 
-    /// The card a card-target input with this selector meets (see FuzzCard.swift).
-    static func card(selector: UInt8) throws -> VirtualCard {
-        let baseline = FuzzBaseline(selector: selector)
-        let card = try VirtualCard(profile: baseline.profile, storage: InMemoryStorage(state: baseline.state),
-                                   frontOptions: CardFront.Options(busyFirst: selector & 0x04 != 0,
-                                                                   busyPolls: Int(selector >> 4 & 0x03)),
-                                   entropy: .seeded(fuzzSeed))
-        var now = 0.0
-        card.clock = { .seconds(now) }
-        card.powerCycle()
-        card.clock = { now += 1; return .seconds(now) }
-        return card
+    /// RFC 8949 Appendix A: the well-formed items (the decoder rejects the ones CTAP2 forbids).
+    private func rfc8949Vectors() throws -> [(String, [UInt8])] {
+        guard let data = FileManager.default.contents(atPath: repository + "/Fixtures/vectors/rfc8949-appendix-a.json"),
+              let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
+        return list.enumerated().compactMap { index, vector in
+            (vector["hex"] as? String).flatMap { [UInt8](hex: $0) }.map { ("rfc8949-\(index)", $0) }
+        }
+    }
+
+    /// vpcd: what the driver sends — power on, a get-ATR poll, the program's APDUs (a power cycle
+    /// as a reset), power off — framed, after the target's control byte.
+    static func vpcdStreams(_ inputs: ArraySlice<(String, [UInt8])>) -> [(String, [UInt8])] {
+        inputs.map { name, input in
+            var messages: [[UInt8]] = [[0x01], [0x04]]
+            var reader = FuzzInput(input.dropFirst())
+            while !reader.isEmpty {
+                switch FuzzCardProgram.Operation(reader.byte()) {
+                case .powerCycle: messages.append([0x02])
+                default: messages.append(reader.piece())
+                }
+            }
+            messages.append([0x00])
+            return (name, [0x03 | (input[0] & 0x0F) << 4] + LengthPrefixedPieces.encode(messages))
+        }
+    }
+
+    /// image: each baseline as a fresh image, and an image with journal records after it; each as
+    /// it is and as the records of a checksum-mode input.
+    private func images() throws -> [(String, [UInt8])] {
+        var images = FuzzBaseline.allCases.map { ("baseline-\($0)", CardImageFormat.encode(FuzzBaselines.shared.start($0).card.state)) }
+        images.append(("with-journal", try imageWithJournal()))
+        return images.flatMap { name, image in
+            [(name, [0x00] + image), (name + "-records", [0x01] + LengthPrefixedPieces.encode(checksumModePieces(of: image)))]
+        }
     }
 
     /// A real image file after a few commands: snapshot plus journal records.
@@ -202,8 +247,7 @@ struct SeedWriter {
             let platform = PlatformClient(send: card.ctap2)
             _ = try platform.setPIN(fuzzPIN)
             let token = try platform.token(fuzzPIN, protocol: 2, permissions: 0x07).get()
-            _ = platform.call(CTAPByte.makeCredential,
-                              PlatformClient.makeCredentialRequest(userId: [9], rk: true, token: token))
+            _ = platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [9], rk: true, token: token))
             _ = platform.call(CTAPByte.getAssertion, PlatformClient.getAssertionRequest())
         }
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -214,132 +258,4 @@ struct SeedWriter {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Data(bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
     }
-
-    // MARK: - Flows
-
-    struct Flow {
-        let name: String
-        let baseline: FuzzBaseline
-        var selectorBits: UInt8 = 0
-        let run: (RecordingNFCClient) throws -> Void
-    }
-
-    static var flows: [Flow] { [
-        Flow(name: "select-getinfo", baseline: .blank21) { client in
-            client.select()
-            _ = client.ctap([CTAPByte.getInfo])
-        },
-        Flow(name: "select-getinfo-busy", baseline: .blank21, selectorBits: 0x04 | 0x20) { client in
-            client.select()
-            _ = client.transmit([0x80, 0x10, 0x80, 0x00, 0x01, 0x04, 0x00])
-            _ = client.transmit([0x80, 0x11, 0x00, 0x00, 0x00])
-            _ = client.transmit([0x80, 0x11, 0x00, 0x00, 0x00])
-            _ = client.transmit([0x80, 0x11, 0x00, 0x00, 0x00])
-            _ = client.transmit([0x80, 0x10, 0x80, 0x00, 0x01, 0x04, 0x00])
-            _ = client.transmit([0x80, 0x11, 0x11, 0x00])
-        },
-        Flow(name: "setpin-token-makecredential-getassertion", baseline: .blank21) { client in
-            client.select()
-            let platform = PlatformClient(send: { client.ctap($0) })
-            _ = platform.pinRetries()
-            _ = try platform.setPIN(fuzzPIN, protocol: 2)
-            let token = try platform.token(fuzzPIN, protocol: 2, permissions: 0x03, rpId: "example.com").get()
-            var make = PlatformClient.makeCredentialRequest(userId: [7], userName: "alice", rk: true, token: token)
-            make[int: 6] = .map(["credProtect": 2, "hmac-secret": true])
-            _ = platform.call(CTAPByte.makeCredential, make)
-            let token2 = try platform.token(fuzzPIN, protocol: 2, permissions: 0x02).get()
-            _ = platform.call(CTAPByte.getAssertion, PlatformClient.getAssertionRequest(token: token2))
-            _ = try platform.changePIN(from: fuzzPIN, to: "56789", protocol: 2)
-        },
-        Flow(name: "setpin-protocol1-noncredential", baseline: .blank21) { client in
-            client.select()
-            let platform = PlatformClient(send: { client.ctap($0) })
-            _ = try platform.setPIN(fuzzPIN, protocol: 1)
-            let token = try platform.token(fuzzPIN, protocol: 1).get()
-            let made = platform.call(CTAPByte.makeCredential,
-                                     PlatformClient.makeCredentialRequest(userId: [8], rk: false, token: token))
-            let id = PlatformClient.credential(fromMakeCredential: made)?.id ?? []
-            _ = platform.call(CTAPByte.getAssertion, PlatformClient.getAssertionRequest(allow: [id, [1, 2, 3]]))
-            _ = platform.call(CTAPByte.selection)
-        },
-        Flow(name: "discoverable-getnextassertion-credmgmt", baseline: .populated21) { client in
-            client.select()
-            let platform = PlatformClient(send: { client.ctap($0) })
-            let token = try platform.token(fuzzPIN, protocol: 2, permissions: 0x06).get()
-            _ = platform.call(CTAPByte.getAssertion, PlatformClient.getAssertionRequest(token: token))
-            _ = platform.call(CTAPByte.getNextAssertion)
-            let cm = try platform.token(fuzzPIN, protocol: 2, permissions: 0x04).get()
-            _ = platform.call(CTAPByte.credentialManagement, PlatformClient.credentialManagementRequest(1, token: cm))
-            _ = platform.call(CTAPByte.credentialManagement, PlatformClient.credentialManagementRequest(2, token: cm))
-            _ = platform.call(CTAPByte.credentialManagement, [.int(1): 3])
-            let rpIdHash = PlatformClient.clientDataHash("example.com")
-            let listed = platform.call(CTAPByte.credentialManagement,
-                                       PlatformClient.credentialManagementRequest(4, [.int(1): .bytes(rpIdHash)], token: cm))
-            _ = platform.call(CTAPByte.credentialManagement, [.int(1): 5])
-            if let descriptor = listed.map?[int: 7] {
-                let user: CBORValue = listed.map?[int: 6] ?? .map([:])
-                var renamed = user.mapValue ?? CBORMap()
-                renamed["name"] = "renamed"
-                _ = platform.call(CTAPByte.credentialManagement, PlatformClient.credentialManagementRequest(
-                    7, [.int(2): descriptor, .int(3): .map(renamed)], token: cm))
-                _ = platform.call(CTAPByte.credentialManagement,
-                                  PlatformClient.credentialManagementRequest(6, [.int(2): descriptor], token: cm))
-            }
-        },
-        Flow(name: "wrong-pins-power-cycle", baseline: .populated21) { client in
-            client.select()
-            let platform = PlatformClient(send: { client.ctap($0) })
-            for _ in 0..<3 { _ = try platform.token("0000", protocol: 1) }
-            _ = platform.pinRetries()
-            client.powerCycle()
-            client.select()
-            _ = try platform.token(fuzzPIN, protocol: 1)
-        },
-        Flow(name: "last-retry-blocked-reset", baseline: .lastRetry21) { client in
-            client.select()
-            let platform = PlatformClient(send: { client.ctap($0) })
-            _ = try platform.token("9999", protocol: 2)
-            _ = platform.pinRetries()
-            _ = platform.call(CTAPByte.reset)
-            _ = platform.pinRetries()
-        },
-        Flow(name: "u2f-register-authenticate", baseline: .blank20) { client in
-            client.select()
-            _ = client.transmit([0x00, 0x03, 0x00, 0x00])
-            let challenge = PlatformClient.clientDataHash("challenge")
-            let application = PlatformClient.clientDataHash("https://example.com")
-            let registered = client.transmit([0x00, 0x01, 0x03, 0x00, 64] + challenge + application + [0x00])
-            var handle: [UInt8] = []
-            if registered.count > 67 {
-                let length = Int(registered[66])
-                handle = Array(registered[67..<min(registered.count, 67 + length)])
-            }
-            for control: UInt8 in [0x07, 0x03, 0x08] {
-                _ = client.transmit([0x00, 0x02, control, 0x00, UInt8(65 + handle.count)] + challenge + application
-                                    + [UInt8(handle.count)] + handle + [0x00])
-            }
-            _ = client.ctap([CTAPByte.getInfo])
-        },
-        Flow(name: "extended-and-chained", baseline: .blank21) { client in
-            client.select()
-            _ = client.ctap([CTAPByte.getInfo], extended: true)
-            var long = PlatformClient.makeCredentialRequest(userId: Array(repeating: 0x55, count: 64),
-                                                            userName: String(repeating: "n", count: 300), rk: false)
-            long[int: 5] = .array((0..<4).map { .map(["id": .bytes(Array(repeating: UInt8($0), count: 81)), "type": "public-key"]) })
-            _ = client.ctap(PlatformClient.request(CTAPByte.makeCredential, long))
-            _ = client.ctap(PlatformClient.request(CTAPByte.makeCredential, long), extended: true)
-        },
-        Flow(name: "bad-apdus", baseline: .blank21) { client in
-            for apdu: [UInt8] in [[0x00, 0xA4], [0x00, 0xA4, 0x04, 0x00, 0x08, 0xA0], [0xA0, 0xA4, 0x04, 0x00],
-                                  [0x80, 0x10, 0x00, 0x00, 0x01, 0x04, 0x00], [0x00, 0xC0, 0x00, 0x00, 0x00],
-                                  [0x00, 0xA4, 0x00, 0x00, 0x02, 0x3F, 0x00]] {
-                _ = client.transmit(apdu)
-            }
-            client.select()
-            _ = client.transmit([0x90, 0x10, 0x00, 0x00, 0x02, 0x01, 0xA5])
-            _ = client.transmit([0x00, 0xA4, 0x04, 0x00, 0x08] + NFCBinding.fidoAID)
-            _ = client.transmit([0x80, 0x10, 0x00, 0x00, 0x03, 0x02, 0xA1, 0x01])
-            _ = client.transmit([0x80, 0x11, 0x00, 0x00])
-        },
-    ] }
 }

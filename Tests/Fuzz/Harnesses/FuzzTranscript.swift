@@ -7,6 +7,13 @@ import Transcript
 // back to an equal transcript (plus the `@format` header the printer adds when it is missing),
 // and printing that again gives the same text; validating it for use (`validate()`) never traps.
 
+@_cdecl("LLVMFuzzerInitialize")
+public func fuzzTranscriptInitialize(_ argc: UnsafeMutablePointer<Int32>?,
+                  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+    fuzzBenchmarkIfAsked(fuzzTranscriptTestOneInput)
+    return 0
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTranscriptTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let text = String(decoding: fuzzBytes(data, size), as: UTF8.self)

@@ -4,15 +4,27 @@ import VirtualReader
 // Target `vpcd`: the vpcd framing as the reader bridge sees a TCP stream, and what the bridge
 // does with each message (control codes, APDUs to the card, the --verbose APDU trace).
 //
-// Input: one byte that sets how the stream is cut into receive() chunks, then the byte stream
-// the driver would send. Messages are read with `VPCDFraming.readMessage` from a receive that
-// returns at most `chunk` bytes at a time, and handled as `VPCDBridge.serve` does: `00`/`01`/`02`
-// power off/on/reset, `04` get ATR, another one-byte message `6700`, longer ones to the card.
-// Every answer is framed and read back, and every exchange goes through the trace formatter.
+// Input: a control byte, then the byte stream the driver would send. Control: bits 0-3 how the
+// stream is cut into receive() chunks (1…16 bytes at a time), bits 4-7 the start state
+// (`FuzzStartState`). The first message is also parsed as a `--vpcd` endpoint. Messages are
+// read with `VPCDFraming.readMessage` and handled as `VPCDBridge.serve` does (the bridge has no
+// entry point for one message without its socket, so the harness follows it): `00`/`01`/`02`
+// power off/on/reset, `04` get ATR, another one-byte message `6700`, longer ones to the card
+// (a copy of the baseline model, as in the card target). Every answer is framed and read back,
+// and every exchange goes through the trace formatter.
 //
 // Properties: reading never traps; the messages read do not depend on how the stream was cut
-// (compared with reading it one byte at a time… and all at once); every frame reads back to its
-// payload; an answer always fits a frame.
+// (compared with reading it one byte at a time and all at once); every frame reads back to its
+// payload; an answer always fits a frame; the card's answers are response APDUs it can send
+// (`checkResponseAPDU`); the card's memory keeps its invariants; the same stream gives the same
+// answers twice.
+
+@_cdecl("LLVMFuzzerInitialize")
+public func fuzzVPCDInitialize(_ argc: UnsafeMutablePointer<Int32>?,
+                               _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+    fuzzBenchmarkIfAsked(fuzzVPCDTestOneInput)
+    return 0
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzVPCDTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -25,25 +37,51 @@ public func fuzzVPCDTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     fuzzCheck(messages == readAll(stream, chunk: 1), "message boundaries depend on how the stream is cut")
     fuzzCheck(messages == readAll(stream, chunk: 1 << 17), "message boundaries depend on how the stream is cut")
 
-    let card: VirtualCard
-    do {
-        card = try VirtualCard(profile: control & 0x10 != 0 ? .arculusFIDO2 : .arculusFIDO21, storage: InMemoryStorage(),
-                               entropy: .seeded(fuzzSeed))
-    } catch {
-        fatalError("cannot make the fuzz card: \(error)")
+    let answers = serve(messages.messages, control: control, chunk: chunk)
+    if shouldCheckDeterminism(input) {
+        fuzzCheck(serve(messages.messages, control: control, chunk: chunk) == answers, "the same stream gave different answers")
     }
+    if let first = messages.messages.first {
+        _ = VPCDEndpoint(parsing: String(decoding: first, as: UTF8.self))
+    }
+    return 0
+}
+
+/// The card on the virtual reader, as the bridge sees it.
+private final class FuzzReaderCard: ReaderCard {
+    var card: FuzzCard
+    let atr: [UInt8]
+
+    init(_ start: FuzzStart) {
+        card = start.card
+        atr = (try? card.model.authenticator.profile.atrBytes) ?? []
+    }
+
+    func powerOn() { card.powerOn() }
+    func powerOff() { card.powerOff() }
+    func reset() { card.powerCycle() }
+    func transmit(_ apdu: [UInt8]) -> [UInt8] { card.transmit(apdu).response }
+}
+
+/// The messages handled as the bridge handles them; the answers sent back.
+private func serve(_ messages: [[UInt8]], control: UInt8, chunk: Int) -> [[UInt8]] {
+    let start = FuzzStarts.shared.start(FuzzStartState(selector: control >> 4))
+    fuzzTrace("--- the input, from baseline \(start.card.state.profile.name)")
+    let card = FuzzReaderCard(start)
     var formatter = APDUTraceFormatter()
-    for message in messages.messages {
+    var answers: [[UInt8]] = []
+    for message in messages {
         var answer: [UInt8]?
         if message.count == 1, let code = VPCDFraming.Control(rawValue: message[0]) {
             switch code {
             case .powerOff: card.powerOff(); formatter.reset()
             case .powerOn: card.powerOn(); formatter.reset()
-            case .reset: card.powerCycle(); formatter.reset()
+            case .reset: card.reset(); formatter.reset()
             case .getATR: answer = card.atr
             }
         } else {
             var response = message.count <= 1 ? [0x67, 0x00] : card.transmit(message)
+            if message.count > 1 { checkResponseAPDU(response, to: message) }
             if response.count > VPCDFraming.maximumPayload || response.count < 2 { response = [0x6F, 0x00] }
             _ = formatter.lines(command: message, response: response)
             answer = response
@@ -56,12 +94,12 @@ public func fuzzVPCDTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
             } catch {
                 fuzzCheck(false, "an answer does not fit a frame: \(error)")
             }
+            answers.append(answer)
         }
     }
-    if control & 0x20 != 0, let first = messages.messages.first {
-        _ = VPCDEndpoint(parsing: String(decoding: first, as: UTF8.self))
-    }
-    return 0
+    card.card.checkMemory()
+    checkCardState(card.card.state, start: start.card.state)
+    return answers
 }
 
 private struct ReadResult: Equatable {

@@ -148,8 +148,14 @@ final class PlatformClient {
         }
         var scalar = nextBytes()
         scalar[0] &= 0x7F  // below the group order
-        let platform = try P256PrivateKey(rawScalar: scalar)
-        let z = try platform.sharedSecret(with: try P256PublicKey(x: x, y: y))
+        return try Self.session(protocol: pinProtocol, platform: try P256PrivateKey(rawScalar: scalar),
+                                card: try P256PublicKey(x: x, y: y))
+    }
+
+    /// The session of `platform`'s key with the card's key-agreement key: ECDH, then the
+    /// protocol's KDF (protocol 1: SHA-256(Z); protocol 2: HKDF-SHA-256 into HMAC key ‖ AES key).
+    static func session(protocol pinProtocol: Int, platform: P256PrivateKey, card: P256PublicKey) throws -> PlatformPINSession {
+        let z = try platform.sharedSecret(with: card)
         let secret: [UInt8]
         if pinProtocol == 1 {
             secret = SHA256.hash(z)
