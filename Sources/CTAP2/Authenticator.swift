@@ -70,6 +70,7 @@ public struct Authenticator {
     /// The card entered the field (or its field was reset): each protocol initialised afresh.
     public mutating func powerOn(at now: CardInstant) {
         session = AuthenticatorSession(at: now, protocols: profile.pinUvAuthProtocols, random: &random)
+        isPowered = true
     }
 
     /// The card left the field: tokens, key-agreement keys, the consecutive-failure count and
@@ -77,12 +78,20 @@ public struct Authenticator {
     /// power-on initialises the protocols.
     public mutating func powerOff(at now: CardInstant) {
         session = AuthenticatorSession(at: now, protocols: [], random: &random)
+        isPowered = false
     }
+
+    /// False from ``powerOff(at:)`` to the next ``powerOn(at:)``. A command can reach a card only
+    /// through a field that powers it, so a command that arrives while this is false (a vpcd
+    /// client that sends an APDU without powering the card first) powers the card on at the
+    /// command's time before it runs: it is answered as by a card just tapped.
+    public private(set) var isPowered = true
 
     // MARK: - Commands
 
     /// Processes one CTAP2 request (command byte + CBOR parameters). Never traps on bad input.
     public mutating func process(_ request: [UInt8], in environment: CommandEnvironment) -> CommandOutcome {
+        if !isPowered { powerOn(at: environment.now) }
         guard let commandByte = request.first else { return CommandOutcome(response: [CTAPStatus.invalidLength.rawValue], changes: []) }
         let rollback = CommandOutcome.Rollback(session: session, random: random)
         let command = CTAPCommand(rawValue: commandByte)

@@ -1,3 +1,4 @@
+import CBOR
 import ArculusCard
 import Foundation
 import Testing
@@ -59,6 +60,32 @@ struct FuzzRegressionTests {
           ])
     func transcriptCombiningMarks(_ text: String) throws {
         try transcriptCarriageReturns(text)
+    }
+
+    /// Finding (`vpcd` target, crash-e73046a9…): a vpcd client that powered the card off and then
+    /// sent clientPIN without powering it on again stopped the whole process: the authenticator's
+    /// session had no PIN/UV protocol state after power-off and `keyAgreementKey` trapped. A
+    /// command can reach a card only through a field that powers it, so it now powers the card on
+    /// first and is answered as by a card just tapped.
+    @Test("a command sent after power-off without power-on is answered as by a card just tapped",
+          arguments: CardProfile.builtIn)
+    func commandAfterPowerOff(_ profile: CardProfile) throws {
+        let card = try makeCard(profile)
+        card.powerOff()
+        let agreement = card.send(.clientPIN, [.int(1): .int(profile.pinUvAuthProtocols.last ?? 1), .int(2): 2])
+        #expect(agreement.status == .ok)
+        #expect(agreement.body?.mapValue?[int: 1]?.mapValue?[int: 1] == .int(2), "a COSE EC2 key")
+        card.powerOff()
+        #expect(card.transmit(APDU.select) == Array(profile.selectResponse.utf8) + [0x90, 0x00])
+        card.powerOff()
+        if profile.supportsU2F {
+            let register = card.u2fRegister(challenge: Array(repeating: 1, count: 32), application: Array(repeating: 2, count: 32))
+            guard case .success(let bytes) = register else {
+                Issue.record("U2F register after power-off: \(register)")
+                return
+            }
+            #expect(bytes.first == 0x05)
+        }
     }
 
     /// The committed regression seeds still pass every target's checks in-process where they can.

@@ -90,7 +90,7 @@ final class FuzzBaselines: @unchecked Sendable {
             var request = PlatformClient.makeCredentialRequest(rpId: rp, userId: user, userName: "user\(user[0])", rk: true)
             if rp == "other.example" { request[int: 6] = .map(["credProtect": 3]) }
             // A fresh token per credential: makeCredential consumes the mc permission.
-            let token = try platform.token(fuzzPIN, protocol: 2, permissions: 0x07).get()
+            let token = try platform.token(fuzzPIN, protocol: 2, permissions: 0x07, rpId: rp).get()
             request[int: 8] = .bytes(token.authenticate(PlatformClient.clientDataHash("make")))
             request[int: 9] = 2
             guard platform.call(CTAPByte.makeCredential, request).isOK else { throw PlatformFailure("makeCredential \(rp)") }
