@@ -4,9 +4,10 @@
 /// One buffer lives as long as the bridge, so a message costs no allocation beyond its command
 /// APDU (a one-byte message, the driver's usual get-ATR poll, costs none). A read takes whatever
 /// the socket holds, so a header and its payload that are both there arrive in one call.
-struct VPCDReceiveBuffer {
+/// Public so that the `vpcd` fuzz target can read streams the way the bridge does.
+public struct VPCDReceiveBuffer: Sendable {
     /// One message out of the stream.
-    enum Message: Equatable {
+    public enum Message: Equatable, Sendable {
         /// A one-byte message: a control code, or the one-byte APDU that looks like one.
         case oneByte(UInt8)
         /// Any other length, empty included: a command APDU.
@@ -14,18 +15,21 @@ struct VPCDReceiveBuffer {
     }
 
     /// Room for the largest frame: a two-byte length and 65,535 payload bytes.
-    static let capacity = 2 + VPCDFraming.maximumPayload
+    public static let capacity = 2 + VPCDFraming.maximumPayload
 
     private var storage = [UInt8](repeating: 0, count: VPCDReceiveBuffer.capacity)
+
+    /// An empty buffer (64 KiB).
+    public init() {}
     /// The bytes received and not yet handed out are `storage[start..<end]`.
     private var start = 0
     private var end = 0
 
     /// Whether no byte is buffered: a stream that ends now ended between two messages.
-    var isEmpty: Bool { start == end }
+    public var isEmpty: Bool { start == end }
 
     /// Whether a whole message is buffered (``nextMessage()`` returns one).
-    var holdsWholeMessage: Bool {
+    public var holdsWholeMessage: Bool {
         guard end - start >= 2 else { return false }
         return end - start >= 2 + payloadLength
     }
@@ -34,7 +38,7 @@ struct VPCDReceiveBuffer {
     private var payloadLength: Int { Int(storage[start]) << 8 | Int(storage[start + 1]) }
 
     /// Removes and returns the next whole message; nil when more bytes are needed.
-    mutating func nextMessage() -> Message? {
+    public mutating func nextMessage() -> Message? {
         guard holdsWholeMessage else { return nil }
         let length = payloadLength
         let payloadStart = start + 2
@@ -47,7 +51,7 @@ struct VPCDReceiveBuffer {
     /// Reads more of the stream: `read` is given the free space at the end of the buffer and
     /// returns what `recv(2)` would (the count it stored, 0 at the end of the stream, or -1).
     /// The partial message at the front is moved down first when the rest of it would not fit.
-    mutating func fill(_ read: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
+    public mutating func fill(_ read: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
         if start > 0 {
             let buffered = end - start
             storage.withUnsafeMutableBytes { bytes in

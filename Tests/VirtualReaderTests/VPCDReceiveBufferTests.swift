@@ -1,5 +1,5 @@
 import Testing
-@testable import VirtualReader
+import VirtualReader
 
 @Suite("vpcd receive buffer")
 struct VPCDReceiveBufferTests {
