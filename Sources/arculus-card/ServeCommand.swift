@@ -88,6 +88,7 @@ enum ServeCommand: Subcommand {
           SIGUSR1              Take the card off the reader and tap it again after --tap-delay:
                                applications see it removed and re-inserted, and the card loses
                                power (so e.g. PIN_AUTH_BLOCKED clears, as after a real removal).
+                               With several cards, every card ('ctl --slot N tap' for one).
           SIGINT, SIGTERM      Take the card off the reader and exit with status 0.
 
         OUTPUT:
