@@ -13,10 +13,11 @@ import POSIXSupport
 /// delayed ACK (Linux: up to 40 ms) would stall every message that long. So the socket gets
 /// `TCP_NODELAY` once, and `TCP_QUICKACK` (which Linux clears again by itself, and which sends a
 /// pending ACK at once) whenever a read leaves a message incomplete and after every message
-/// handled. An answer carries the ACK of its command; it leaves in one `sendmsg`, length and
-/// payload together. A read takes all the socket holds, so a command whose two parts are both
-/// there costs one `recv`: per command APDU, one `poll`, one `recv`, one `sendmsg` and one
-/// `setsockopt` when the payload follows at once, two more when it does not.
+/// handled; after the length's ACK has gone, `TCP_QUICKACK` off lets the payload's ACK wait for
+/// the answer, which carries it (four segments per APDU instead of five). An answer leaves in
+/// one `sendmsg`, length and payload together. A read takes all the socket holds, so a command
+/// whose two parts are both there costs one `recv`: per command APDU, one `poll`, one `recv`,
+/// one `sendmsg` and one `setsockopt` when the payload follows at once, four more when it does not.
 final class VPCDConnection {
     private(set) var descriptor: Int32
     private var buffer = VPCDReceiveBuffer()
@@ -150,10 +151,19 @@ final class VPCDConnection {
         rearmQuickAck()
     }
 
+    /// `TCP_QUICKACK` on: ACKs leave at once, a pending one now.
     private func rearmQuickAck() {
         #if canImport(Glibc)
         var one: Int32 = 1
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), Int32(TCP_QUICKACK), &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    /// `TCP_QUICKACK` off: the next ACK waits (at most the delayed-ACK time) for data to ride on.
+    private func delayAcknowledgements() {
+        #if canImport(Glibc)
+        var zero: Int32 = 0
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), Int32(TCP_QUICKACK), &zero, socklen_t(MemoryLayout<Int32>.size))
         #endif
     }
 
@@ -169,8 +179,12 @@ final class VPCDConnection {
             let descriptor = descriptor
             let count = buffer.fill { space in recv(descriptor, space.baseAddress, space.count, Int32(MSG_DONTWAIT)) }
             if count > 0 {
-                // vpcd holds the payload back until the length is acknowledged: acknowledge now.
-                if !buffer.holdsWholeMessage { rearmQuickAck() }
+                if !buffer.holdsWholeMessage {
+                    // vpcd holds the payload back until the length is acknowledged: acknowledge
+                    // it now, then let the payload's ACK wait for the answer, which carries it.
+                    rearmQuickAck()
+                    delayAcknowledgements()
+                }
                 continue
             }
             if count == 0 {
