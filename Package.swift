@@ -51,7 +51,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "arculus-bench",
-            dependencies: ["ArculusCard", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "PCSC", "Transcript", "FIDOWire", "POSIXSupport"]
+            dependencies: ["ArculusCard", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "PCSC", "Transcript", "FIDOWire", "POSIXSupport",
+                           "VirtualReader"]
         ),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"], exclude: ["Vectors"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),

@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ./setup.sh
 swift build -c release --product arculus-card >&2
-if [[ " $* " != *" --card "* ]]; then set -- --card card.img "$@"; fi
+if [[ " $* " != *" --card "* && " $* " != *" --cards "* && " $* " != *" --stand-in "* ]]; then set -- --card card.img "$@"; fi
 exec .build/release/arculus-card serve "$@"

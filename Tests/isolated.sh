@@ -6,6 +6,7 @@
 #
 #   Tests/isolated.sh python3 -m pytest Tests/Interop
 #   Tests/isolated.sh ./test.sh
+#   VPCD_READERS=4 Tests/isolated.sh CMD...     # 4 readers (setup.sh --readers 4), in there only
 set -euo pipefail
 if [[ "${ARCULUS_ISOLATED:-}" != inside ]]; then
     [[ $(id -u) -eq 0 ]] || { echo "isolated.sh: needs root (unshare)" >&2; exit 1; }

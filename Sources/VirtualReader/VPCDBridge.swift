@@ -30,6 +30,18 @@ import Synchronization
 /// and tapped again, and the reader works again. A genuine control code costs nothing: the
 /// next get-ATR poll arrives well within the guard time.
 ///
+/// **A driver that stops talking.** The bridge also reconnects, saying why on its trace, when the
+/// driver does not poll a new connection within ``Options/firstMessageWait``, when it polls a new
+/// connection without pcscd ever powering the card on (pcscd missed the insertion: seen after a
+/// card process was killed mid-exchange and restarted at once; the poll that shows it is left
+/// unanswered, so pcscd sees the reader empty and then the new card), and when nothing at all
+/// comes for ``Options/silenceLimit`` (see ``VPCDDriverWatchdog``).
+///
+/// **Latency.** Between the driver's command and the card's answer there is only the card: one
+/// `poll` and one `recv` into a buffer the bridge keeps, no allocation but the APDU's, no lock,
+/// no atomic (other threads' requests come through the wake pipe, and are looked at only when it
+/// wakes the bridge), and one `sendmsg` (see `VPCDConnection`).
+///
 /// Threading: ``run()`` blocks the calling thread (or ``start()`` runs it on a thread of its
 /// own); the card and the trace hook are called only from that thread. ``stop()`` and
 /// ``removeAndTap(after:)`` may be called from any thread, even a signal handler: they store
@@ -178,7 +190,7 @@ public final class VPCDBridge: @unchecked Sendable {
             trace?(.disconnected(reason))
             switch reason {
             case .removeAndTap(let delay): sleep(delay)
-            case .silenceAfterControl: sleep(options.guardRetapDelay)
+            case .silenceAfterControl, .driverSilent: sleep(options.guardRetapDelay)
             default: break
             }
         }
@@ -202,92 +214,98 @@ public final class VPCDBridge: @unchecked Sendable {
 
     /// Serves one connection until it ends; returns why.
     private func serve(_ connection: VPCDConnection) -> DisconnectReason {
-        let clock = ContinuousClock()
-        // Set after a power off/on/reset; cleared by the next message of any kind.
-        var silenceDeadline: ContinuousClock.Instant?
-        var lastControl: UInt8 = 0
+        var watchdog = VPCDDriverWatchdog(connectedAt: .now, options: options)
         while true {
-            if stopRequested.load(ordering: .sequentiallyConsistent) { return .stopped }
-            runPendingWork()
-            let tap = tapDelayMilliseconds.exchange(-1, ordering: .sequentiallyConsistent)
-            if tap >= 0 { return .removeAndTap(after: .milliseconds(tap)) }
-
-            switch connection.waitForInput(timeout: silenceDeadline.map { clock.now.duration(to: $0) }, wake: wake) {
+            switch connection.nextMessage(until: watchdog.deadline, wake: wake) {
             case .woken:
-                continue
+                if let reason = requestedDisconnect() { return reason }
             case .timedOut:
-                if let deadline = silenceDeadline, clock.now >= deadline {
-                    return .silenceAfterControl(lastControl)
+                if let reason = watchdog.expired(at: .now) { return reason }
+            case .closed:
+                return .driverClosed
+            case .failed(let message):
+                return .failed(message)
+            case .message(.oneByte(let byte)):
+                if let control = VPCDFraming.Control(rawValue: byte) {
+                    if let reason = handle(control, on: connection, watchdog: &watchdog) { return reason }
+                } else {
+                    // A one-byte message that is no control code is a one-byte APDU: no APDU is
+                    // that short (ISO 7816-4 needs a 4-byte header), so it gets "wrong length".
+                    watchdog.command(at: .now)
+                    if let reason = answer(Self.wrongLength, on: connection) { return reason }
                 }
-                continue
-            case .readable:
-                break
+            case .message(.command(let apdu)):
+                watchdog.command(at: .now)
+                if let reason = exchange(apdu, on: connection) { return reason }
             }
+        }
+    }
 
-            let message: [UInt8]?
-            do {
-                message = try VPCDFraming.readMessage { count in
-                    try connection.receive(maxCount: count, wake: wake) {
-                        stopRequested.load(ordering: .sequentiallyConsistent)
-                    }
-                }
-            } catch VPCDConnection.Failure.woken {
-                return .stopped
-            } catch {
-                return .failed(String(describing: error))
-            }
-            guard let message else { return .driverClosed }
-            silenceDeadline = nil
+    /// `6700`, wrong length: the answer to a message too short to be an APDU.
+    private static let wrongLength: [UInt8] = [0x67, 0x00]
 
-            let answer: [UInt8]?
-            if message.count == 1, let control = VPCDFraming.Control(rawValue: message[0]) {
-                switch control {
-                case .powerOff:
-                    card.powerOff()
-                    trace?(.powerOff)
-                    answer = nil
-                case .powerOn:
-                    card.powerOn()
-                    trace?(.powerOn)
-                    answer = nil
-                case .reset:
-                    card.reset()
-                    trace?(.reset)
-                    answer = nil
-                case .getATR:
-                    let atr = card.atr
-                    trace?(.atr(atr))
-                    answer = atr
-                }
-                if control != .getATR {
-                    lastControl = control.rawValue
-                    silenceDeadline = clock.now.advanced(by: options.silenceGuard)
-                }
-            } else {
-                let start = clock.now
-                // A one-byte message that is no control code is a one-byte APDU: no APDU is
-                // that short (ISO 7816-4 needs a 4-byte header), so it gets "wrong length".
-                var response = message.count <= 1 ? [0x67, 0x00] : card.transmit(message)
-                if response.isEmpty {
-                    // The card left the field mid-command (an injected fault): no answer, the
-                    // reader sees it vanish; it comes back after the delay it asked for (or 1 s).
-                    let tap = tapDelayMilliseconds.exchange(-1, ordering: .sequentiallyConsistent)
-                    return .removeAndTap(after: .milliseconds(tap >= 0 ? tap : 1000))
-                }
-                if response.count > VPCDFraming.maximumPayload || response.count < 2 {
-                    response = [0x6F, 0x00]
-                }
-                trace?(.exchange(command: message, response: response, elapsed: start.duration(to: clock.now)))
-                answer = response
-            }
+    /// What other threads asked for, looked at when they woke the bridge: work to run between
+    /// two APDUs, a stop, a tap.
+    private func requestedDisconnect() -> DisconnectReason? {
+        runPendingWork()
+        if stopRequested.load(ordering: .sequentiallyConsistent) { return .stopped }
+        if heldOffReader.load(ordering: .sequentiallyConsistent) {
+            tapDelayMilliseconds.store(-1, ordering: .sequentiallyConsistent)
+            return .heldOffReader
+        }
+        let tap = tapDelayMilliseconds.exchange(-1, ordering: .sequentiallyConsistent)
+        return tap >= 0 ? .removeAndTap(after: .milliseconds(tap)) : nil
+    }
 
-            if let answer {
-                do {
-                    try connection.send(VPCDFraming.frame(answer))
-                } catch {
-                    return .failed(String(describing: error))
-                }
-            }
+    private func handle(_ control: VPCDFraming.Control, on connection: VPCDConnection,
+                        watchdog: inout VPCDDriverWatchdog) -> DisconnectReason? {
+        switch control {
+        case .getATR:
+            // Unanswered, the poll fails and pcscd sees the reader empty (see VPCDDriverWatchdog).
+            if let reason = watchdog.getATR(at: .now) { return reason }
+            let atr = card.atr
+            trace?(.atr(atr))
+            return answer(atr, on: connection)
+        case .powerOff:
+            card.powerOff()
+            trace?(.powerOff)
+        case .powerOn:
+            card.powerOn()
+            trace?(.powerOn)
+        case .reset:
+            card.reset()
+            trace?(.reset)
+        }
+        watchdog.control(control.rawValue, at: .now)
+        connection.acknowledge()
+        return nil
+    }
+
+    /// One command APDU through the card, and its answer back.
+    private func exchange(_ apdu: [UInt8], on connection: VPCDConnection) -> DisconnectReason? {
+        let start = trace == nil ? nil : ContinuousClock.now
+        var response = card.transmit(apdu)
+        if response.isEmpty {
+            // The card left the field mid-command (an injected fault): no answer, the reader
+            // sees it vanish; it comes back after the delay it asked for (or 1 s).
+            let tap = tapDelayMilliseconds.exchange(-1, ordering: .sequentiallyConsistent)
+            return .removeAndTap(after: .milliseconds(tap >= 0 ? tap : 1000))
+        }
+        if response.count > VPCDFraming.maximumPayload || response.count < 2 {
+            response = [0x6F, 0x00]
+        }
+        if let start {
+            trace?(.exchange(command: apdu, response: response, elapsed: start.duration(to: .now)))
+        }
+        return answer(response, on: connection)
+    }
+
+    private func answer(_ payload: [UInt8], on connection: VPCDConnection) -> DisconnectReason? {
+        do {
+            try connection.send(payload)
+            return nil
+        } catch {
+            return .failed(String(describing: error))
         }
     }
 }

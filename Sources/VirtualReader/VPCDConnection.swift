@@ -8,18 +8,39 @@ import POSIXSupport
 /// One TCP connection to the vpcd driver, owned by the bridge thread. It closes its socket
 /// in `deinit`.
 ///
-/// Latency: vpcd writes a message's length and payload in two TCP writes. With Nagle's
-/// algorithm on either side and delayed ACKs, each APDU then stalls ~40 ms. So the socket
-/// gets `TCP_NODELAY` once and `TCP_QUICKACK` after every `recv` (Linux clears QUICKACK
-/// again by itself), and each answer leaves in a single `send`.
+/// Latency: vpcd writes a message's length and its payload in two TCP writes, and its socket
+/// has Nagle's algorithm on, so the payload leaves only once the length is acknowledged; a
+/// delayed ACK (Linux: up to 40 ms) would stall every message that long. So the socket gets
+/// `TCP_NODELAY` once, and `TCP_QUICKACK` (which Linux clears again by itself, and which sends a
+/// pending ACK at once) whenever a read leaves a message incomplete and after every message
+/// handled; after the length's ACK has gone, `TCP_QUICKACK` off lets the payload's ACK wait for
+/// the answer, which carries it (four segments per APDU instead of five). An answer leaves in
+/// one `sendmsg`, length and payload together. A read takes all the socket holds, so a command
+/// whose two parts are both there costs one `recv`: per command APDU, one `poll`, one `recv`,
+/// one `sendmsg` and one `setsockopt` when the payload follows at once, four more when it does not.
 final class VPCDConnection {
     private(set) var descriptor: Int32
+    private var buffer = VPCDReceiveBuffer()
+    /// The socket and the bridge's wake pipe, for `poll`; set up once.
+    private var descriptors: [pollfd]
 
-    /// What waiting for input ended with.
+    /// What waiting for the driver ended with.
     enum Wait {
         case readable
         case woken
         case timedOut
+    }
+
+    /// What waiting for the next message ended with.
+    enum Input {
+        case message(VPCDReceiveBuffer.Message)
+        /// The wake pipe was signalled (drained): other threads want something.
+        case woken
+        /// The deadline passed with no whole message.
+        case timedOut
+        /// The driver closed the connection between two messages.
+        case closed
+        case failed(String)
     }
 
     /// Why a connection could not be made or used.
@@ -41,8 +62,10 @@ final class VPCDConnection {
         }
     }
 
-    private init(descriptor: Int32) {
+    private init(descriptor: Int32, wake: WakePipe) {
         self.descriptor = descriptor
+        descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
     }
 
     deinit {
@@ -86,7 +109,7 @@ final class VPCDConnection {
             entry = info.pointee.ai_next
             let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Self.closeOnExec, info.pointee.ai_protocol)
             guard fd >= 0 else { lastFailure = .connect(errno: errno); continue }
-            let connection = VPCDConnection(descriptor: fd)
+            let connection = VPCDConnection(descriptor: fd, wake: wake)
             do throws(Failure) {
                 try connection.connect(to: info.pointee.ai_addr, length: info.pointee.ai_addrlen, timeout: timeout, wake: wake)
                 connection.configure()
@@ -109,7 +132,7 @@ final class VPCDConnection {
         #endif
         if result != 0 {
             guard errno == EINPROGRESS else { throw .connect(errno: errno) }
-            switch poll(events: Int16(POLLOUT), timeout: timeout, wake: wake) {
+            switch waitForConnect(timeout: timeout, wake: wake) {
             case .woken: throw .woken
             case .timedOut: throw .timedOut
             case .readable: break
@@ -128,6 +151,7 @@ final class VPCDConnection {
         rearmQuickAck()
     }
 
+    /// `TCP_QUICKACK` on: ACKs leave at once, a pending one now.
     private func rearmQuickAck() {
         #if canImport(Glibc)
         var one: Int32 = 1
@@ -135,64 +159,125 @@ final class VPCDConnection {
         #endif
     }
 
-    /// Waits until the socket has input, `wake` is signalled, or `timeout` passes (nil: no
-    /// timeout). A signalled `wake` is drained.
-    func waitForInput(timeout: Duration?, wake: WakePipe) -> Wait {
-        poll(events: Int16(POLLIN), timeout: timeout, wake: wake)
+    /// `TCP_QUICKACK` off: the next ACK waits (at most the delayed-ACK time) for data to ride on.
+    private func delayAcknowledgements() {
+        #if canImport(Glibc)
+        var zero: Int32 = 0
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), Int32(TCP_QUICKACK), &zero, socklen_t(MemoryLayout<Int32>.size))
+        #endif
     }
 
-    private func poll(events: Int16, timeout: Duration?, wake: WakePipe) -> Wait {
+    /// The next whole message, waiting for it at most until `deadline`.
+    func nextMessage(until deadline: ContinuousClock.Instant, wake: WakePipe) -> Input {
+        while true {
+            if let message = buffer.nextMessage() { return .message(message) }
+            switch waitForInput(until: deadline, wake: wake) {
+            case .woken: return .woken
+            case .timedOut: return .timedOut
+            case .readable: break
+            }
+            let descriptor = descriptor
+            let count = buffer.fill { space in recv(descriptor, space.baseAddress, space.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                if !buffer.holdsWholeMessage {
+                    // vpcd holds the payload back until the length is acknowledged: acknowledge
+                    // it now, then let the payload's ACK wait for the answer, which carries it.
+                    rearmQuickAck()
+                    delayAcknowledgements()
+                }
+                continue
+            }
+            if count == 0 {
+                return buffer.isEmpty ? .closed : .failed("the driver closed the connection inside a message")
+            }
+            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+            return .failed(String(cString: strerror(errno)))
+        }
+    }
+
+    /// Sends the framed `payload` (at most ``VPCDFraming/maximumPayload`` bytes) in one
+    /// `sendmsg`, then re-arms `TCP_QUICKACK` for the next message.
+    func send(_ payload: [UInt8]) throws(Failure) {
+        var header = (UInt8(truncatingIfNeeded: payload.count >> 8), UInt8(truncatingIfNeeded: payload.count))
+        let total = 2 + payload.count
+        var sent = 0
+        while sent == 0 {
+            let descriptor = descriptor
+            sent = withUnsafeMutableBytes(of: &header) { head in
+                payload.withUnsafeBytes { body in
+                    var vectors = (iovec(iov_base: head.baseAddress, iov_len: 2),
+                                   iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count))
+                    return withUnsafeMutableBytes(of: &vectors) { vectorBytes in
+                        var message = msghdr()
+                        message.msg_iov = vectorBytes.baseAddress?.assumingMemoryBound(to: iovec.self)
+                        message.msg_iovlen = 2
+                        return sendmsg(descriptor, &message, Self.noSignal)
+                    }
+                }
+            }
+            if sent < 0 {
+                guard errno == EINTR else { throw .io(errno: errno) }
+                sent = 0
+            }
+        }
+        if sent < total {
+            // A short send (a full socket buffer): the rest the slow way.
+            let rest = Array(([header.0, header.1] + payload)[sent...])
+            do throws(SystemCallError) {
+                try POSIX.sendAll(descriptor, rest)
+            } catch {
+                throw .io(errno: error.code)
+            }
+        }
+        rearmQuickAck()
+    }
+
+    /// After a message that gets no answer (power on/off, reset): its ACK must leave now, or the
+    /// driver's next message waits for the delayed one.
+    func acknowledge() {
+        rearmQuickAck()
+    }
+
+    /// Waits until the socket has input, `wake` is signalled (then drained), or `deadline` passes.
+    private func waitForInput(until deadline: ContinuousClock.Instant, wake: WakePipe) -> Wait {
+        let left = ContinuousClock.now.duration(to: deadline)
+        // Rounded up: poll must not return before the deadline and make the caller spin.
+        let milliseconds = left <= .zero ? 0 : Int32(clamping: Self.milliseconds(left) + 1)
+        let ready = poll(&descriptors, 2, milliseconds)
+        if ready < 0 {
+            // A signal: let the caller look at what other threads want, then wait again.
+            return errno == EINTR ? .woken : .readable
+        }
+        if descriptors[1].revents != 0 {
+            wake.drain()
+            return .woken
+        }
+        return descriptors[0].revents != 0 ? .readable : .timedOut
+    }
+
+    /// Waits for the non-blocking connect to finish, `wake`, or `timeout`.
+    private func waitForConnect(timeout: Duration, wake: WakePipe) -> Wait {
         var fds = [
-            pollfd(fd: descriptor, events: events, revents: 0),
+            pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
             pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
         ]
         do throws(SystemCallError) {
             _ = try POSIX.poll(&fds, timeout: timeout)
         } catch {
-            return .readable  // let the following recv report the error
+            return .readable  // let getsockopt(SO_ERROR) report it
         }
         if fds[1].revents != 0 {
             wake.drain()
             return .woken
         }
-        if fds[0].revents != 0 { return .readable }
-        return .timedOut
+        return fds[0].revents != 0 ? .readable : .timedOut
     }
 
-    /// Receives up to `maxCount` bytes, blocking until at least one is there, the peer
-    /// closes (empty result), or `wake` is signalled and `shouldStop` says so.
-    func receive(maxCount: Int, wake: WakePipe, shouldStop: () -> Bool) throws(Failure) -> [UInt8] {
-        while true {
-            switch waitForInput(timeout: nil, wake: wake) {
-            case .woken:
-                if shouldStop() { throw .woken }
-                continue
-            case .timedOut:
-                continue
-            case .readable:
-                break
-            }
-            let bytes: [UInt8]
-            do throws(SystemCallError) {
-                bytes = try POSIX.read(descriptor, upTo: maxCount)
-            } catch where error.code == EAGAIN {
-                continue
-            } catch {
-                throw .io(errno: error.code)
-            }
-            rearmQuickAck()
-            return bytes
-        }
-    }
-
-    /// Sends all of `bytes`.
-    func send(_ bytes: [UInt8]) throws(Failure) {
-        do throws(SystemCallError) {
-            try POSIX.sendAll(descriptor, bytes)
-        } catch {
-            throw .io(errno: error.code)
-        }
-    }
+    #if canImport(Glibc)
+    private static let noSignal = Int32(MSG_NOSIGNAL)
+    #else
+    private static let noSignal: Int32 = 0
+    #endif
 
     #if canImport(Glibc)
     private static let closeOnExec = Int32(SOCK_CLOEXEC.rawValue)

@@ -1,7 +1,8 @@
 /// Where the vpcd driver listens: a host and a TCP port.
 ///
 /// The Debian build of vsmartcard-vpcd has two slots: reader `Virtual PCD 00 00` on port
-/// 35963 and `Virtual PCD 00 01` on 35964. The driver binds every interface, but a card
+/// 35963 and `Virtual PCD 00 01` on 35964; `setup.sh --readers N` adds pairs on the ports after
+/// (their names: ``VPCDReaderConfiguration``). The driver binds every interface, but a card
 /// process should reach it over loopback, hence the default host.
 public struct VPCDEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// The driver's port for slot 0.

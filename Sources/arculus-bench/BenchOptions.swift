@@ -18,6 +18,8 @@ struct BenchOptions {
     var serveBinary: String?
     var directory = ".build/bench"
     var skipPCSC = false
+    /// Only the pcscd rows (and the in-process APDU rows they compare with): for profiling the bridge.
+    var pcscOnly = false
     /// Only the in-process operations whose name contains this (no replay, no pcscd): for profiling.
     var only: String?
     /// Only cards with this storage (profiling).
@@ -26,14 +28,17 @@ struct BenchOptions {
     static let usage = """
         USAGE: arculus-bench [--quick] [--markdown] [--markdown-file FILE] [--rounds N] [--seconds S]
                              [--pcsc-seconds S] [--slot N] [--vpcd-port PORT] [--serve PATH] [--dir DIR] [--no-pcsc]
-                             [--only TEXT] [--storage memory|file]
+                             [--pcsc-only] [--only TEXT] [--storage memory|file]
                arculus-bench --responder PORT [--atr HEX] [--answer COMMANDHEX=RESPONSEHEX]...
 
         Measures the emulated card in this process (each CTAP operation beside the OpenSSL work it
         cannot avoid, on a near-empty card and one holding 10,000 credentials, in memory and on a
-        card image file), through pcscd + vpcd (beside a minimal responder on the same slot), the
-        start-up of `arculus-card serve` and transcript replay; prints medians of several rounds
-        with min–max and PASS/MISS beside each target. Run it through ./bench.sh (release build).
+        card image file), through pcscd + vpcd (beside a minimal responder answering the same
+        bytes, on a second free reader at the same time, APDU by APDU, or else in turn on the same
+        one), the start-up of `arculus-card serve`, serve's memory, several cards busy at once
+        (with 2 and 4 free readers: `./setup.sh --readers 4`, or VPCD_READERS=4 Tests/isolated.sh)
+        and transcript replay; prints medians of several rounds with min–max and PASS/MISS beside
+        each target. Run it through ./bench.sh (release build).
 
         OPTIONS:
           --quick              A ~20 s smoke run (3 short rounds).
@@ -48,6 +53,7 @@ struct BenchOptions {
           --dir DIR            Where card images and logs go (default .build/bench); must be a real
                                disk for the durability rows to mean anything.
           --no-pcsc            Skip the rows through pcscd.
+          --pcsc-only          Only the rows through pcscd (and the in-process APDU rows they compare with).
           --only TEXT          Only the in-process operations whose name contains TEXT (no replay, no
                                pcscd), e.g. to profile one: perf record -g arculus-bench --only getInfo
           --storage memory|file Only the cards with that storage (with --only, for profiling).
@@ -88,6 +94,7 @@ struct BenchOptions {
             case "--serve": serveBinary = try value(argument)
             case "--dir": directory = try value(argument)
             case "--no-pcsc": skipPCSC = true
+            case "--pcsc-only": pcscOnly = true
             case "--only": only = try value(argument)
             case "--storage":
                 let name = try value(argument)

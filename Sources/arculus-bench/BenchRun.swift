@@ -12,12 +12,17 @@ struct BenchRun {
     var report = Report()
     /// In-process seconds per operation (near-empty card, memory), by operation name: what the
     /// card itself spends of a pcscd round trip.
-    private var inProcessSeconds: [String: Double] = [:]
+    var inProcessSeconds: [String: Double] = [:]
 
     /// The targets (medians of one run).
     static let cardGrowthLimit = 1.5
-    static let pcscLimit = 1.3
+    /// getInfo through pcscd: time ≤ this × the minimal responder's.
+    static let pcscGetInfoLimit = 1.1
+    /// Through pcscd: serve's round trip − the responder's ≤ the card's own time in process + this.
+    static let bridgeAllowance = 10e-6
     static let serveStartLimit = 0.5
+    /// Two cards busy at once: ≥ this × the throughput of one.
+    static let twoCardsTarget = 1.8
 
     init(options: BenchOptions) {
         self.options = options
@@ -54,7 +59,7 @@ struct BenchRun {
         }
         let probe = try JournalAppendProbe(directory: directory)
 
-        if options.only == nil {
+        if options.only == nil && !options.pcscOnly {
             progress("CardCrypto primitives…")
             var primitiveRows: [[String]] = []
             for (name, rates) in try PrimitivesSuite(plan: plan).run() {
@@ -69,7 +74,7 @@ struct BenchRun {
 
         progress("in-process rows (\(plan.rounds) rounds × \(plan.seconds) s, round-robin with their bounds):")
         let operations = try InProcessSuite(plan: plan, cards: cards, probe: probe, progress: progress,
-                                            only: options.only).run()
+                                            only: options.pcscOnly ? "as APDUs" : options.only).run()
         addInProcessRows(operations)
         cards.removeAll()
         for name in ["near-empty.img", "full.img"] {
@@ -78,6 +83,18 @@ struct BenchRun {
         }
 
         if options.only != nil { return }
+        if !options.pcscOnly {
+            try runReplay(plan: plan)
+        }
+        if options.skipPCSC {
+            report.notes.append("pcscd rows skipped (--no-pcsc)")
+        } else {
+            runPCSC(directory: directory)
+        }
+        report.environment.append("whole run: \(String(format: "%.0f", Double(monotonicNanoseconds() - started) / 1e9)) s; load average at the end \(Self.loadAverage())")
+    }
+
+    private mutating func runReplay(plan: RoundPlan) throws {
         progress("transcript replay…")
         let replay = try ReplaySuite(plan: plan).run()
         report.rows.append(ReportRow(
@@ -91,31 +108,6 @@ struct BenchRun {
             Format.rates(replay.direct, unit: " APDUs/s"), Format.ratio(replay.engine.pairwise(replay.direct, /)), "", "", "", "", "", "",
         ])
         report.notes.append("replay: the benchmark records a \(replay.apduCount)-APDU session of a seeded card (SELECT, getInfo, PIN set + tokens, 3 discoverable + 4 non-discoverable registrations, 28 + 3 assertions with getNextAssertion, U2F register + 4 authenticates; GET RESPONSE chains) as a Transcript, writes and re-parses its text, and replays it with Sources/Transcript's TranscriptReplay (a new card from the headers per replay, every response compared byte for byte); the bound feeds the same commands straight to a fresh seeded card. Seeded cards sign with RFC 6979 nonces computed with OpenSSL BIGNUMs, slower than OpenSSL's own ECDSA (see the primitives)")
-
-        if options.skipPCSC {
-            report.notes.append("pcscd rows skipped (--no-pcsc)")
-        } else {
-            progress("through pcscd + vpcd (slot \(options.slot); serve and the minimal responder take turns):")
-            let serve = options.serveBinary
-                ?? (ChildProcess.currentExecutable as NSString).deletingLastPathComponent + "/arculus-card"
-            let pcscPlan = RoundPlan(rounds: options.rounds, seconds: options.pcscSeconds, minimumOperations: 3)
-            var suite = PCSCSuite(slot: options.slot, portOverride: options.vpcdPort, plan: pcscPlan, serveBinary: serve,
-                                  logPath: directory + "/pcsc-processes.log", progress: progress)
-            switch suite.run() {
-            case .success(let results):
-                addPCSCRows(results)
-            case .failure(let error):
-                progress("pcscd rows skipped: \(error)")
-                report.notes.append("pcscd rows SKIPPED: \(error)")
-                for name in ["getInfo round trip", "getAssertion round trip", "serve start → card present"] {
-                    report.rows.append(ReportRow(section: "Through pcscd + vpcd", operation: name, card: "", storage: "",
-                                                 value: "skipped", bound: "", boundValue: "", ratio: "", target: "",
-                                                 verdict: .skipped))
-                    report.readmeRows.append([name, "pcscd + vpcd", "skipped (see notes)", "", "", "", "", "SKIP", "", "", "", ""])
-                }
-            }
-        }
-        report.environment.append("whole run: \(String(format: "%.0f", Double(monotonicNanoseconds() - started) / 1e9)) s; load average at the end \(Self.loadAverage())")
     }
 
     // MARK: - In-process rows
@@ -132,7 +124,7 @@ struct BenchRun {
                     row.boundValue = Format.rates(bound)
                     let ratios = rates.pairwise(bound, /)
                     row.ratio = Format.ratio(ratios)
-                    if let target = spec.boundTarget {
+                    if let target = spec.boundTarget(for: storage) {
                         row.target = String(format: "≥ %.2f × bound", target)
                         row.verdict = ratios.median >= target ? .pass : .miss
                     }
@@ -151,6 +143,25 @@ struct BenchRun {
                     value: Format.rates(full), bound: "near-empty card", boundValue: Format.rates(empty),
                     ratio: Format.ratio(ratios), target: String(format: "≤ %.1f × time", Self.cardGrowthLimit),
                     verdict: ratios.median <= Self.cardGrowthLimit ? .pass : .miss))
+            }
+        }
+
+        let fileSection = "Image file vs memory (ops/s, file ÷ memory)"
+        for result in results {
+            guard let target = result.spec.fileVsMemoryTarget else { continue }
+            for size in BenchCard.Size.allCases {
+                guard let memory = result.rates(size, .memory), let file = result.rates(size, .file) else { continue }
+                let ratios = file.pairwise(memory, /)
+                let verdict: Verdict = ratios.median >= target ? .pass : .miss
+                report.rows.append(ReportRow(
+                    section: fileSection, operation: result.spec.name, card: size.rawValue, storage: "file ÷ memory",
+                    value: Format.rates(file), bound: "same card in memory", boundValue: Format.rates(memory),
+                    ratio: Format.ratio(ratios), target: String(format: "≥ %.2f × memory", target), verdict: verdict))
+                if size == .nearEmpty {
+                    report.readmeRows.append([result.spec.name, "image file ÷ memory", Format.rates(file), "same card in memory",
+                                              Format.rates(memory), Format.ratio(ratios), String(format: "≥ %.2f", target),
+                                              verdict.rawValue, "", "", "", ""])
+                }
             }
         }
 
@@ -179,7 +190,7 @@ struct BenchRun {
                     cells[3] = Self.boundName(result.spec, storage: storage)
                     cells[4] = Format.rates(bound)
                     cells[5] = Format.ratio(ratios)
-                    if let target = result.spec.boundTarget {
+                    if let target = result.spec.boundTarget(for: storage) {
                         cells[6] = String(format: "≥ %.2f", target)
                         cells[7] = (ratios.median >= target ? Verdict.pass : .miss).rawValue
                     }
@@ -218,58 +229,6 @@ struct BenchRun {
             name += spec.journalWrites == 1 ? " + fdatasync" : " + \(spec.journalWrites) × fdatasync"
         }
         return name
-    }
-
-    // MARK: - pcscd rows
-
-    private mutating func addPCSCRows(_ results: PCSCSuite.Results) {
-        let section = "Through pcscd + vpcd ('\(results.reader)'; Swift PCSC client; median µs per round trip in each round)"
-        let pairs: [(String, [Double], [Double], Int, String)] = [
-            ("getInfo round trip (NFCCTAP_MSG)", results.cardGetInfo, results.responderGetInfo, results.getInfoBytes,
-             "getInfo"),
-            ("getAssertion round trip (NFCCTAP_MSG, allowList of 1)", results.cardGetAssertion, results.responderGetAssertion,
-             results.getAssertionBytes, "getAssertion as APDUs (NFCCTAP_MSG via VirtualCard.transmit)"),
-        ]
-        for (name, card, responder, bytes, inProcessName) in pairs {
-            let cardSamples = Samples(card), responderSamples = Samples(responder)
-            if let own = inProcessSeconds[inProcessName] {
-                let difference = cardSamples.pairwise(responderSamples, -).median
-                func micro(_ seconds: Double) -> String { String(format: "%.0f µs", seconds * 1e6) }
-                report.notes.append("\(name): serve − responder = \(micro(difference)) per round trip; the card's own work, in process (\(inProcessName), near-empty card, memory), is \(micro(own)) of it, the vpcd bridge and scheduling the other \(micro(difference - own)); the ≤ \(Self.pcscLimit) target leaves the card \(micro((Self.pcscLimit - 1) * responderSamples.median))")
-            }
-            let ratios = cardSamples.pairwise(responderSamples, /)
-            report.rows.append(ReportRow(
-                section: section, operation: "\(name), \(bytes)-byte answer", card: "arculus-card serve", storage: "memory",
-                value: Format.durations(cardSamples), bound: "minimal responder, same answer",
-                boundValue: Format.durations(responderSamples), ratio: Format.ratio(ratios),
-                target: String(format: "≤ %.1f × time", Self.pcscLimit),
-                verdict: ratios.median <= Self.pcscLimit ? .pass : .miss))
-            report.readmeRows.append([
-                "\(name), \(bytes)-byte answer", "pcscd + vpcd (µs per round trip)", Format.durations(cardSamples),
-                "minimal responder, same answer", Format.durations(responderSamples), Format.ratio(ratios),
-                String(format: "≤ %.1f (time)", Self.pcscLimit), (ratios.median <= Self.pcscLimit ? Verdict.pass : .miss).rawValue,
-                "", "", "", "",
-            ])
-        }
-        let serve = Samples(results.serveStart), responder = Samples(results.responderStart)
-        if results.contendedStarts > 0 {
-            report.notes.append("\(results.contendedStarts) start(s) not counted: another process's card (another ATR) was in '\(results.reader)' while ours waited, so the wait measured that card's stay; the slot is shared with something else on this machine")
-        }
-        // Starts are independent (a random moment of pcscd's poll period each), and some may not
-        // have counted: compare medians, not rounds.
-        let startRatio = String(format: "%.2f", serve.median / responder.median)
-        let startVerdict: Verdict = serve.isEmpty ? .skipped : serve.median < Self.serveStartLimit ? .pass : .miss
-        report.rows.append(ReportRow(
-            section: section, operation: "serve start → card present (SCardGetStatusChange)", card: "arculus-card serve",
-            storage: "memory", value: Format.durations(serve, milliseconds: true), bound: "minimal responder start → present",
-            boundValue: Format.durations(responder, milliseconds: true), ratio: startRatio,
-            target: String(format: "< %.0f ms", Self.serveStartLimit * 1000), verdict: startVerdict))
-        report.readmeRows.append([
-            "arculus-card serve: start → card present", "pcscd + vpcd", Format.durations(serve, milliseconds: true),
-            "minimal responder: start → present", Format.durations(responder, milliseconds: true), startRatio,
-            String(format: "< %.0f ms", Self.serveStartLimit * 1000), startVerdict.rawValue, "", "", "", "",
-        ])
-        report.notes.append("pcscd rows: one round of each row per turn, serve and responder taking turns on the same slot (\(results.cardGetInfo.count) turns each, each process started at a random moment of pcscd's 0.4 s presence poll); the responder (arculus-bench --responder) answers with the card's own answers, byte for byte, so only the card's work differs; pcscd notices a new card on its presence poll (vpcd get-ATR, about every 0.4 s), which bounds start → present from below")
     }
 
     // MARK: - Environment

@@ -15,7 +15,7 @@ enum ServeCommand: Subcommand {
 
     static var help: String {
         """
-        USAGE: arculus-card serve [--card FILE] [--profile NAME|FILE] [--vpcd HOST:PORT] [--slot N]
+        USAGE: arculus-card serve [--card FILE]... | [--cards N] [--profile NAME|FILE] [--vpcd HOST:PORT] [--slot N]
                                   [--busy-first] [--tap-delay SECONDS] [--pid-file FILE] [--verbose]
                                   [--seed HEX] [--record FILE] | --stand-in FILE
                                   [--control PATH | --no-control] [--timing off|realistic]
@@ -25,13 +25,18 @@ enum ServeCommand: Subcommand {
         (slot 1) like a card tapped on an NFC reader. PC/SC applications then reach it as they
         would a real Arculus card: python-fido2's CtapPcscDevice, opensc-tool, pcsc_scan, the
         vendor's desktop SDK. It keeps serving until SIGINT/SIGTERM, and reconnects by itself
-        when pcscd is not (yet) running or restarts.
+        when pcscd is not (yet) running or restarts, or stops talking to the card (stderr says
+        why). Several cards (--card given once per card, or --cards N) go on consecutive
+        readers from --slot, each with its own control socket; Debian's vpcd has two readers,
+        './setup.sh --readers N' configures more (it restarts the machine's pcscd).
 
         OPTIONS:
           --card FILE          The card image: the card's non-volatile memory (credentials, PIN,
                                counters). Created from the profile when the file does not exist;
                                locked while the card runs; written atomically after every change.
                                Without --card the card lives in memory and is blank every run.
+                               Given several times: one card per image, on consecutive readers.
+          --cards N            N cards in memory, on consecutive readers (1 to 16).
           --profile NAME|FILE  The card model: a built-in name (\(SharedOptions.profileChoices))
                                or a profile JSON file. Default: \(CardProfile.default.name).
                                For an existing image, the image's profile is used, and a
@@ -39,7 +44,8 @@ enum ServeCommand: Subcommand {
           --vpcd HOST:PORT     Where the vpcd driver listens. Default 127.0.0.1:35963 ([::1]:PORT
                                for IPv6).
           --slot N             Use the driver's slot N: port 35963+N on the --vpcd host
-                               (Debian's vpcd has slots 0 and 1).
+                               (Debian's vpcd has slots 0 and 1; setup.sh --readers N adds more).
+                               With several cards, the first card's slot.
           --busy-first         Answer an NFCCTAP_MSG with P1=80 first with 9100 ("still
                                processing") so the client polls with NFCCTAP_GETRESPONSE, as slow
                                cards do; exercises clients' polling and cancel paths.
@@ -82,31 +88,40 @@ enum ServeCommand: Subcommand {
           SIGUSR1              Take the card off the reader and tap it again after --tap-delay:
                                applications see it removed and re-inserted, and the card loses
                                power (so e.g. PIN_AUTH_BLOCKED clears, as after a real removal).
+                               With several cards, every card ('ctl --slot N tap' for one).
           SIGINT, SIGTERM      Take the card off the reader and exit with status 0.
 
         OUTPUT:
-          stdout               'control channel at <path>' once, then 'card present on <reader>
-                               (<host:port>)' each time the card is put on the reader.
+          stdout               'control channel at <path>' once per card, then 'card present on
+                               <reader> (<host:port>)' each time a card is put on the reader; the
+                               reader's name comes from /etc/reader.conf.d ('the reader on port N'
+                               when no entry there has the port).
           stderr               State changes (waiting for the driver, card removed), every
                                injected fault as it acts ('! fault injected: …') and, with
-                               --verbose, the APDU trace and each control request.
+                               --verbose, the APDU trace and each control request; with several
+                               cards each line starts with '[<reader>] '.
 
         EXAMPLES:
           arculus-card serve --card ~/arculus.card
           arculus-card serve --slot 1 --profile arculus-fido2 --verbose
           kill -USR1 $(cat /run/arculus.pid)    # with --pid-file /run/arculus.pid
           arculus-card serve --slot 1 --control /tmp/card.sock --timing realistic
+          arculus-card serve --card a.img --card b.img --card c.img --card d.img   # 4 readers
+          arculus-card ctl --slot 3 status       # the card on the 4th reader
         """
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let options = try ServeOptions(arguments)
-        let card: ServedCard
-        do {
-            card = try ServedCard(options)
-        } catch {
-            Console.error("arculus-card serve: cannot open the card: \(error)")
-            return ExitStatus.failure
+        var cards: [ServedCard] = []
+        for index in options.cards.indices {
+            do {
+                cards.append(try ServedCard(options, index: index))
+            } catch {
+                let which = options.cards.count > 1 ? " \(options.cards[index].imagePath ?? "#\(index + 1)")" : ""
+                Console.error("arculus-card serve: cannot open the card\(which): \(error)")
+                return ExitStatus.failure
+            }
         }
         if let pidFile = options.pidFile, !writePIDFile(pidFile) {
             Console.error("arculus-card serve: cannot write the pid file \(pidFile): \(String(cString: strerror(errno)))")
@@ -115,49 +130,62 @@ enum ServeCommand: Subcommand {
         defer {
             if let pidFile = options.pidFile { unlink(pidFile) }
         }
-        return serve(card, options)
+        return serve(cards, options)
     }
 
-    /// Serves `card` on the reader until SIGINT/SIGTERM; its control channel runs alongside.
-    private static func serve(_ card: ServedCard, _ options: ServeOptions) -> Int32 {
-        let bridge = VPCDBridge(card: card.readerCard, endpoint: options.endpoint,
-                                trace: ServeTrace.hook(endpoint: options.endpoint, verbose: options.verbose))
-        Console.error("arculus-card serve: \(card.name) for vpcd at \(options.endpoint)")
-        card.emulated?.control.onLeaveField = { away in bridge.removeAndTap(after: away) }
-        let controlChannel: ControlChannel?
-        do {
-            controlChannel = try startControlChannel(card, bridge: bridge, options)
-        } catch {
-            Console.error("arculus-card serve: \(error)")
-            return ExitStatus.failure
+    /// Serves `cards` on their readers until SIGINT/SIGTERM, each card with a bridge (a thread)
+    /// and a control channel of its own.
+    private static func serve(_ cards: [ServedCard], _ options: ServeOptions) -> Int32 {
+        var bridges: [VPCDBridge] = []
+        var controlChannels: [ControlChannel] = []
+        defer { for channel in controlChannels { channel.stop() } }
+        for (index, card) in cards.enumerated() {
+            let endpoint = options.endpoint(ofCard: index)
+            let label = cards.count > 1 ? ServeTrace.readerName(for: endpoint) : nil
+            let bridge = VPCDBridge(card: card.readerCard, endpoint: endpoint,
+                                    trace: ServeTrace.hook(endpoint: endpoint, verbose: options.verbose, label: label))
+            Console.error("arculus-card serve: \(card.name) for vpcd at \(endpoint)")
+            card.emulated?.control.onLeaveField = { away in bridge.removeAndTap(after: away) }
+            do {
+                if let channel = try startControlChannel(card, bridge: bridge, endpoint: endpoint, options) {
+                    controlChannels.append(channel)
+                }
+            } catch {
+                Console.error("arculus-card serve: \(error)")
+                return ExitStatus.failure
+            }
+            bridges.append(bridge)
         }
-        defer { controlChannel?.stop() }
 
         // Signals are relayed to a thread, never handled in the signal handler: the relay only
-        // asks the bridge to stop or re-tap, which the bridge does between two APDUs.
+        // asks the bridges to stop or re-tap, which each does between two APDUs.
         let delay = options.tapDelay
+        let all = bridges
         let relay = SignalRelay(signals: [SIGINT, SIGTERM, SIGUSR1]) { number in
-            if number == SIGUSR1 {
-                bridge.removeAndTap(after: delay)
-            } else {
-                bridge.stop()
+            for bridge in all {
+                if number == SIGUSR1 { bridge.removeAndTap(after: delay) } else { bridge.stop() }
             }
         }
-        bridge.run()
+        for bridge in bridges.dropFirst() { bridge.start() }
+        bridges[0].run()
+        for bridge in bridges.dropFirst() {
+            bridge.stop()
+            bridge.wait()
+        }
         withExtendedLifetime(relay) {}
-        if let standIn = card.standIn { Console.error(standIn.summary) }
-        if let error = card.recorder?.fileError { Console.error("arculus-card serve: recording stopped: \(error)") }
+        if let standIn = cards[0].standIn { Console.error(standIn.summary) }
+        if let error = cards[0].recorder?.fileError { Console.error("arculus-card serve: recording stopped: \(error)") }
         return ExitStatus.success
     }
 
     /// The control channel, started; nil with --no-control, or when the default socket cannot
     /// be made (a warning). An explicit --control that cannot be made is an error.
-    private static func startControlChannel(_ card: ServedCard, bridge: VPCDBridge,
+    private static func startControlChannel(_ card: ServedCard, bridge: VPCDBridge, endpoint: VPCDEndpoint,
                                             _ options: ServeOptions) throws -> ControlChannel? {
         let path: String
         switch options.control {
         case .none: return nil
-        case .defaultPath: path = ControlChannel.defaultPath(for: options.endpoint)
+        case .defaultPath: path = ControlChannel.defaultPath(for: endpoint)
         case .path(let explicit): path = explicit
         }
         let handler = ControlChannelHandler(card: card.emulated, bridge: bridge)

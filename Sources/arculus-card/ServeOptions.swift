@@ -3,10 +3,12 @@ import VirtualReader
 
 /// What `arculus-card serve`'s command line asks for, read and checked before anything starts.
 struct ServeOptions {
-    /// Where the vpcd driver listens (`--vpcd`, `--slot`).
+    /// Where the vpcd driver listens for the first card (`--vpcd`, `--slot`); card `i` is on the
+    /// reader `i` ports further (``endpoint(ofCard:)``).
     var endpoint: VPCDEndpoint
-    /// The emulated card (`--card`, `--profile`, `--seed`).
-    var card: CardOptions
+    /// The emulated cards (`--card`, once per card, or `--cards N` in memory; `--profile`,
+    /// `--seed`), in reader order. One for `--stand-in`.
+    var cards: [CardOptions]
     /// `--stand-in FILE`: a transcript answers instead of an emulated card.
     var standIn: String?
     /// `--record FILE`: the transcript to append to.
@@ -27,17 +29,31 @@ struct ServeOptions {
         case path(String)
     }
 
+    /// The first card's options (the only card's, but with `--card`/`--cards` for several).
+    var card: CardOptions { cards[0] }
+
+    /// Where card `index` connects: the first card's port plus `index`.
+    func endpoint(ofCard index: Int) -> VPCDEndpoint {
+        VPCDEndpoint(host: endpoint.host, port: endpoint.port + UInt16(index))
+    }
+
+    /// The most cards one serve puts on readers: pcscd's limit of readers.
+    static let maximumCards = 16
+
     static let valued: Set<String> = SharedOptions.endpoint.union([
-        "--card", "--profile", "--tap-delay", "--pid-file", "--seed", "--record", "--stand-in", "--control", "--timing",
+        "--profile", "--tap-delay", "--pid-file", "--seed", "--record", "--stand-in", "--control", "--timing", "--cards",
     ])
     static let flags: Set<String> = ["--verbose", "--busy-first", "--no-control"]
 
     init(_ arguments: [String]) throws {
-        let options = try CommandLineOptions(arguments, valued: Self.valued, flags: Self.flags)
+        let options = try CommandLineOptions(arguments, valued: Self.valued, flags: Self.flags, repeatable: ["--card"])
         guard options.positionals.isEmpty else { throw UsageError("unexpected argument '\(options.positionals[0])'") }
         endpoint = try options.vpcdEndpoint()
         tapDelay = try options.duration("--tap-delay") ?? .seconds(1)
-        card = try CardOptions(options)
+        cards = try Self.cards(options)
+        guard Int(endpoint.port) + cards.count - 1 <= Int(UInt16.max) else {
+            throw UsageError("\(cards.count) cards from port \(endpoint.port) go past port \(UInt16.max)")
+        }
         timing = .off
         if let name = options.value("--timing") {
             guard let named = TimingProfile.named(name) else {
@@ -53,11 +69,37 @@ struct ServeOptions {
         }
         record = options.value("--record")
         standIn = options.value("--stand-in")
-        if standIn != nil, record != nil || card.isSeeded || card.imagePath != nil || card.profile != nil {
-            throw UsageError("--stand-in answers from a transcript: it takes no --card, --profile, --seed or --record")
+        let first = cards[0]
+        if standIn != nil, record != nil || first.isSeeded || first.imagePath != nil || first.profile != nil || cards.count > 1 {
+            throw UsageError("--stand-in answers from a transcript: it takes no --card, --cards, --profile, --seed or --record")
+        }
+        if cards.count > 1, let one = ["--record", "--seed", "--control"].first(where: { options.value($0) != nil }) {
+            throw UsageError("\(one) is for one card; with several, each gets the default control socket of its reader")
         }
         busyFirst = options.flag("--busy-first")
         pidFile = options.value("--pid-file")
         verbose = options.flag("--verbose")
+    }
+
+    /// One card per `--card FILE`, or `--cards N` in memory, or the one card in memory.
+    private static func cards(_ options: CommandLineOptions) throws -> [CardOptions] {
+        let images = options.values("--card")
+        let base = try CardOptions(options)
+        var count = images.isEmpty ? 1 : images.count
+        if let text = options.value("--cards") {
+            guard let number = Int(text), (1...maximumCards).contains(number) else {
+                throw UsageError("--cards wants a number of cards from 1 to \(maximumCards), not '\(text)'")
+            }
+            guard images.isEmpty else { throw UsageError("--cards N is for cards in memory; give --card once per card image instead") }
+            count = number
+        }
+        guard count <= maximumCards else { throw UsageError("at most \(maximumCards) cards (pcscd's readers), not \(count)") }
+        if images.contains("") { throw UsageError("--card wants a file name") }
+        if Set(images).count < images.count { throw UsageError("a card image is given twice: each card needs its own") }
+        return (0..<count).map { index in
+            var card = base
+            card.imagePath = images.isEmpty ? nil : images[index]
+            return card
+        }
     }
 }

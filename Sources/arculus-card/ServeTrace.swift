@@ -4,41 +4,64 @@ import VirtualReader
 /// What `serve` prints about the bridge's events: state changes always, the APDU trace with
 /// --verbose.
 enum ServeTrace {
-    /// The reader name pcscd gives vpcd's slot behind `endpoint` (Debian's configuration:
-    /// friendly name "Virtual PCD", first reader, slot = port - 35963).
-    static func readerName(for endpoint: VPCDEndpoint) -> String {
-        let slot = Int(endpoint.port) - Int(VPCDEndpoint.basePort)
-        guard slot >= 0 && slot < 256 else { return "the vpcd reader" }
-        let hex = String(slot, radix: 16, uppercase: true)
-        return "Virtual PCD 00 " + (hex.count < 2 ? "0" + hex : hex)
+    /// The reader name pcscd gives the card on `endpoint`, from pcscd's reader configuration
+    /// (`/etc/reader.conf.d`: see ``VPCDReaderConfiguration``); "the reader on port N" when no
+    /// entry has the port or the driver is not on this machine.
+    static func readerName(for endpoint: VPCDEndpoint,
+                           configuration: @autoclosure () -> VPCDReaderConfiguration = .load()) -> String {
+        let local = ["127.0.0.1", "localhost", "::1"].contains(endpoint.host) || endpoint.host.hasPrefix("127.")
+        if local, let name = configuration().readerName(forPort: endpoint.port) { return name }
+        return "the reader on port \(endpoint.port)"
     }
 
-    /// The bridge's trace hook.
-    static func hook(endpoint: VPCDEndpoint, verbose: Bool) -> @Sendable (VPCDBridge.Event) -> Void {
+    /// The bridge's trace hook; with `label` (several cards), every stderr line starts with
+    /// `[label] `.
+    static func hook(endpoint: VPCDEndpoint, verbose: Bool, label: String? = nil) -> @Sendable (VPCDBridge.Event) -> Void {
         let formatter = Mutex(APDUTraceFormatter())
         let reader = readerName(for: endpoint)
+        let repeats = Mutex(RepeatedReason())
+        let prefix = label.map { "[\($0)] " } ?? ""
         return { event in
             switch event {
             case .waitingForDriver(let endpoint, let reason):
-                Console.error("waiting for the vpcd driver at \(endpoint) (\(reason)); is pcscd running with vsmartcard-vpcd? retrying")
+                Console.error(prefix + "waiting for the vpcd driver at \(endpoint) (\(reason)); is pcscd running with vsmartcard-vpcd? retrying")
             case .connected(let endpoint):
                 Console.output("card present on \(reader) (\(endpoint))")
             case .disconnected(let reason):
                 formatter.withLock { $0.reset() }
-                if reason != .stopped { Console.error("card off the reader: \(reason)") }
+                guard reason != .stopped, let times = repeats.withLock({ $0.shouldSay(reason) }) else { break }
+                Console.error(prefix + "card off the reader: \(reason)" + (times > 1 ? " (\(times) times in a row)" : ""))
             case .powerOn, .powerOff, .reset:
                 formatter.withLock { $0.reset() }
-                if verbose { Console.error("- \(event)") }
+                repeats.withLock { $0 = RepeatedReason() }
+                if verbose { Console.error(prefix + "- \(event)") }
             case .atr:
                 break  // polled every ~0.4 s: too frequent to trace
             case .exchange(let command, let response, let elapsed):
                 if verbose {
                     let lines = formatter.withLock { $0.lines(command: command, response: response, elapsed: elapsed) }
-                    Console.error(lines.joined(separator: "\n"))
+                    Console.error(lines.map { prefix + $0 }.joined(separator: "\n"))
                 }
             case .stopped:
-                Console.error("arculus-card serve: stopped")
+                Console.error(prefix + "arculus-card serve: stopped")
             }
         }
+    }
+}
+
+/// A reconnect that keeps happening for the same reason (a pcscd that never polls) is said the
+/// first time, then the 2nd, 4th, 8th… time in a row, not every second.
+struct RepeatedReason {
+    private var last: VPCDBridge.DisconnectReason?
+    private var count = 0
+
+    /// How many times in a row `reason` has happened, when this time is to be said; nil otherwise.
+    mutating func shouldSay(_ reason: VPCDBridge.DisconnectReason) -> Int? {
+        if reason == last {
+            count += 1
+        } else {
+            (last, count) = (reason, 1)
+        }
+        return count & (count - 1) == 0 ? count : nil
     }
 }

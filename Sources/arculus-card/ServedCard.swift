@@ -14,8 +14,8 @@ struct ServedCard {
     /// How `serve` names it on stderr.
     let name: String
 
-    /// Opens the card the options describe.
-    init(_ options: ServeOptions) throws {
+    /// Opens card `index` of those the options describe.
+    init(_ options: ServeOptions, index: Int = 0) throws {
         if let path = options.standIn {
             let transcriptCard = try TranscriptStandIn(fileAt: path)
             transcriptCard.onMismatch = { Console.error("\($0)") }
@@ -29,10 +29,11 @@ struct ServedCard {
             imageReference = try TranscriptRecorder.imageReference(forImageAt: options.card.imagePath, recordingTo: recordPath,
                                                                    fileMode: .appendSession)
         }
-        let card = try options.card.open(frontOptions: CardFront.Options(busyFirst: options.busyFirst))
+        let cardOptions = options.cards[index]
+        let card = try cardOptions.open(frontOptions: CardFront.Options(busyFirst: options.busyFirst))
         card.timing = options.timing
         card.control.onFaultInjected = { Console.error("! \($0)") }
-        var name = "\(card.profile.name) card" + (options.card.imagePath.map { " from \($0)" } ?? " (in memory)")
+        var name = "\(card.profile.name) card" + (cardOptions.imagePath.map { " from \($0)" } ?? " (in memory)")
         guard let recordPath = options.record else {
             (readerCard, emulated, standIn, recorder, self.name) = (card, card, nil, nil, name)
             return

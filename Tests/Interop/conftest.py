@@ -8,10 +8,16 @@ a developer keeps on slot 0 is left alone).
 
 When pcscd cannot be reached the tests skip on a developer machine, and FAIL in CI
 (CI=true): a CI run that silently skipped its interop tests would prove nothing.
+
+Every test has a time limit (ARCULUS_TEST_TIME_LIMIT seconds, 300 by default; a test may ask for
+more with `@pytest.mark.time_limit(seconds or a function returning seconds)`): past it the test
+fails, and if it is stuck where Python cannot interrupt it (inside a PC/SC call) the run ends 30 s
+later with every thread's traceback, so that a hang fails CI instead of stalling it.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import gc
 import logging
 import os
@@ -46,8 +52,44 @@ def _slot() -> int:
     return int(os.environ.get("ARCULUS_SLOT", "1"))
 
 
+def configured_readers(directory: str = "/etc/reader.conf.d") -> dict[int, str]:
+    """The vpcd readers pcscd's configuration declares, by port, named as pcscd names them: each
+    entry (FRIENDLYNAME, DEVICENAME /dev/null:PORT, LIBPATH of a vpcd driver) has two slots,
+    'NAME 00 00' on PORT and 'NAME 00 01' on PORT+1 (see setup.sh --readers)."""
+    readers: dict[int, str] = {}
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return readers
+    for name in names:
+        path = Path(directory) / name
+        if not path.is_file():
+            continue
+        entry: dict[str, str] = {}
+        entries = []
+        for line in path.read_text(errors="replace").splitlines():
+            words = line.split("#", 1)[0].split(None, 1)
+            if len(words) != 2 or words[0] not in ("FRIENDLYNAME", "DEVICENAME", "LIBPATH", "CHANNELID"):
+                continue
+            if words[0] in entry:
+                entries.append(entry)
+                entry = {}
+            entry[words[0]] = words[1].strip().strip('"')
+        entries.append(entry)
+        for entry in entries:
+            device = entry.get("DEVICENAME", "")
+            if "vpcd" not in entry.get("LIBPATH", "") or "FRIENDLYNAME" not in entry or not device.startswith("/dev/null"):
+                continue
+            port = int(device.split(":", 1)[1], 0) if ":" in device else VPCD_BASE_PORT
+            for slot in (0, 1):
+                readers[port + slot] = f"{entry['FRIENDLYNAME']} 00 {slot:02X}"
+    return readers
+
+
 def reader_name(slot: int) -> str:
-    return f"Virtual PCD 00 {slot:02X}"
+    """The reader of vpcd slot N (port 35963 + N), from pcscd's configuration; Debian's naming
+    when it says nothing of that port."""
+    return configured_readers().get(VPCD_BASE_PORT + slot, f"Virtual PCD 00 {slot:02X}")
 
 
 def _readers() -> list[str]:
@@ -219,6 +261,37 @@ def _wait_removal_seen(reader: str, counter_before: int, timeout: float = 5.0):
         if state & scard.SCARD_STATE_EMPTY and (state >> 16) != counter_before:
             return
         time.sleep(0.05)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "time_limit(seconds): this test's time limit (a number, or a function returning one)")
+
+
+class TimeLimitExceeded(Exception):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def time_limit(request):
+    """Fails the test once it has run longer than its limit (see the module's docstring)."""
+    marker = request.node.get_closest_marker("time_limit")
+    limit = float(os.environ.get("ARCULUS_TEST_TIME_LIMIT", "300"))
+    if marker is not None:
+        value = marker.args[0]
+        limit = float(value() if callable(value) else value)
+
+    def expired(number, frame):
+        raise TimeLimitExceeded(f"{request.node.nodeid} ran longer than its time limit of {limit:.0f} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    faulthandler.dump_traceback_later(limit + 30, exit=True)
+    try:
+        yield limit
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        faulthandler.cancel_dump_traceback_later()
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.hookimpl(hookwrapper=True)

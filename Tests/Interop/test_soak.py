@@ -3,9 +3,12 @@ using pyscard and python-fido2) use the same virtual card at once, each operatio
 PC/SC transaction (SCardBeginTransaction … SCardEndTransaction), while another card on the
 other vpcd slot serves a third process. A mixed workload (getInfo, makeCredential with and
 without rk, getAssertion with signature checks, discoverable getAssertion + getNextAssertion,
-PIN tokens, getPINRetries) runs for ARCULUS_SOAK_SECONDS (40 by default, for CI; e.g. 1800 for a
-long soak). Errors must be zero, and the serve processes' memory (VmRSS) must be flat: after a
-warm-up, the end is at most the start plus a small margin.
+PIN tokens, getPINRetries) runs for ARCULUS_SOAK_SECONDS (40 by default, for CI; 3600 for the long
+soak of the README's Reliability section). Errors must be zero, and the serve processes' memory
+(VmRSS) and open file descriptors must be flat: after a warm-up, the end is at most the start plus
+a small margin (RSS) or the start (descriptors), and no sample taken along the way (every
+ARCULUS_SOAK_SECONDS / 20, at most a minute apart) has more descriptors than the start plus the
+two a transient connection may hold.
 
 Slots: the test's slot (ARCULUS_SLOT, default 1) and the other one, each under its flock
 (/tmp/arculus-vpcd-slot<N>.lock), taken in slot order.
@@ -146,6 +149,8 @@ if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "--worker":
 import pytest  # noqa: E402 - the worker above runs without pytest
 
 from conftest import IN_CI, ServedCard, _binary, _readers, reader_name  # noqa: E402
+
+SOAK_SECONDS = float(os.environ.get("ARCULUS_SOAK_SECONDS", "40"))
 from test_power_kill import (  # noqa: E402
     foreign_cards, rss_kib, slot_connections, slot_lock, wait_card_seen, wait_slot_free)
 
@@ -179,11 +184,17 @@ def _stop_card(served: ServedCard):
     assert status == 0, f"serve on {served.reader} exited with {status}:\n{served.stderr()[-4000:]}"
 
 
+def open_descriptors(pid: int) -> int:
+    """How many file descriptors a process has open."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+@pytest.mark.time_limit(lambda: SOAK_SECONDS + 300)
 def test_soak_two_apps_one_card_and_two_cards(pcsc_reader, tmp_path):
     binary = _binary()
     if not binary.exists():
         pytest.skip(f"no arculus-card binary at {binary}")
-    seconds = float(os.environ.get("ARCULUS_SOAK_SECONDS", "40"))
+    seconds = SOAK_SECONDS
     primary = int(os.environ.get("ARCULUS_SLOT", "1"))
     secondary = 1 - primary if primary in (0, 1) else None
     if secondary is not None and reader_name(secondary) not in _readers():
@@ -214,9 +225,17 @@ def test_soak_two_apps_one_card_and_two_cards(pcsc_reader, tmp_path):
                 workers.append((slot, seed, process, out))
             time.sleep(warm_up)
             rss_start = {slot: rss_kib(card.process.pid) for slot, card in cards.items()}
-            for _, _, process, _ in workers:
-                process.wait(timeout=seconds + 120)
+            fds_start = {slot: open_descriptors(card.process.pid) for slot, card in cards.items()}
+            samples = {slot: [] for slot in cards}
+            interval = min(60.0, max(1.0, seconds / 20))
+            deadline = time.monotonic() + seconds + 120
+            while any(process.poll() is None for _, _, process, _ in workers):
+                assert time.monotonic() < deadline, "the soak workers did not finish"
+                for slot, card in cards.items():
+                    samples[slot].append((rss_kib(card.process.pid), open_descriptors(card.process.pid)))
+                time.sleep(interval)
             rss_end = {slot: rss_kib(card.process.pid) for slot, card in cards.items()}
+            fds_end = {slot: open_descriptors(card.process.pid) for slot, card in cards.items()}
             results = []
             for slot, seed, process, out in workers:
                 assert process.returncode == 0, f"worker {seed} on slot {slot} exited with {process.returncode}"
@@ -232,10 +251,16 @@ def test_soak_two_apps_one_card_and_two_cards(pcsc_reader, tmp_path):
               f"{len(result['errors'])} errors")
     for slot in slots:
         print(f"soak: serve on slot {slot}: VmRSS {rss_start[slot]} KiB after {warm_up:.0f} s warm-up, "
-              f"{rss_end[slot]} KiB at the end")
+              f"{rss_end[slot]} KiB at the end (samples {min(r for r, _ in samples[slot])}–{max(r for r, _ in samples[slot])} KiB); "
+              f"open descriptors {fds_start[slot]} after the warm-up, {fds_end[slot]} at the end "
+              f"(samples {min(f for _, f in samples[slot])}–{max(f for _, f in samples[slot])})")
     print(f"soak: {seconds:.0f} s, {total} operations, {len(errors)} errors")
     assert not errors, "\n".join(errors[:20])
     assert all(result["operations"] > 0 for _, _, result in results)
     for slot in slots:
         assert rss_end[slot] <= rss_start[slot] + margin_kib, \
             f"serve on slot {slot} grew from {rss_start[slot]} to {rss_end[slot]} KiB during the soak"
+        assert fds_end[slot] <= fds_start[slot], \
+            f"serve on slot {slot} had {fds_start[slot]} descriptors open after the warm-up and {fds_end[slot]} at the end"
+        assert max(f for _, f in samples[slot]) <= fds_start[slot] + 2, \
+            f"serve on slot {slot} held up to {max(f for _, f in samples[slot])} descriptors (start {fds_start[slot]})"

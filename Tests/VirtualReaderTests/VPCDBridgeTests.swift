@@ -124,6 +124,104 @@ struct VPCDBridgeTests {
         #expect(trace.disconnectReasons == [.stopped])
     }
 
+    /// A driver, a card and a trace around a running bridge whose first connection the driver
+    /// has accepted; `body` plays the driver. Returns the trace, complete once the bridge stopped.
+    func afterConnecting(options: VPCDBridge.Options = fast,
+                         _ body: (FakeVPCD, RecordingCard, VPCDBridge) throws -> Void) throws -> TraceLog {
+        let vpcd = try #require(FakeVPCD())
+        let card = RecordingCard()
+        let trace = TraceLog()
+        try withBridge(vpcd, card: card, trace: trace, options: options) { bridge in
+            try #require(vpcd.accept())
+            try body(vpcd, card, bridge)
+        }
+        return trace
+    }
+
+    /// What `step` said, and how long it took.
+    func timed(_ step: () -> Bool) -> (ok: Bool, took: Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let ok = step()
+        return (ok, start.duration(to: clock.now))
+    }
+
+    /// A connection the driver never polls (it never accepted it) is dropped and made again at
+    /// once: pcscd never saw that card, so there is nothing for it to see go.
+    @Test func aConnectionNeverPolledIsMadeAgain() throws {
+        var options = Self.fast
+        options.firstMessageWait = .milliseconds(300)
+        let trace = try afterConnecting(options: options) { vpcd, card, _ in
+            let closing = timed { vpcd.waitForClose(timeout: .seconds(2)) }
+            #expect(closing.ok && closing.took >= .milliseconds(280))
+            let back = timed { vpcd.accept(timeout: .seconds(2)) }
+            #expect(back.ok && back.took < .milliseconds(150))
+            #expect(vpcd.exchange([0x04]) == card.atr)
+        }
+        #expect(trace.disconnectReasons.first == .notPolled(after: .milliseconds(300)))
+        #expect(trace.connectedCount == 2)
+    }
+
+    /// pcscd polls the new card but never powers it on (seen after kill -9 of a card process in
+    /// the middle of an exchange): the bridge leaves the next poll unanswered, so that pcscd sees
+    /// the reader empty, and connects again at once; a real insertion then keeps the connection.
+    @Test func pollsWithoutAPowerOnMakeTheConnectionAgain() throws {
+        let trace = try afterConnecting { vpcd, card, _ in
+            #expect(vpcd.exchange([0x04]) == card.atr)
+            usleep(250_000)  // a poll later: insertionWait is 200 ms
+            vpcd.send([0x04])
+            #expect(vpcd.receive(timeout: .seconds(1)) == nil, "the poll is left unanswered")
+            #expect(vpcd.accept(timeout: .seconds(2)))
+            #expect(vpcd.exchange([0x04]) == card.atr)
+            vpcd.send([0x01])
+            #expect(vpcd.exchange([0x04]) == card.atr)
+            usleep(250_000)
+            #expect(vpcd.exchange([0x04]) == card.atr)
+        }
+        #expect(trace.disconnectReasons == [.notPoweredOn, .stopped])
+        #expect(trace.connectedCount == 2)
+    }
+
+    /// A driver that stops sending anything, get-ATR polls included, has stopped serving the
+    /// card: the bridge re-taps it, away long enough for pcscd to see the reader empty.
+    @Test func silenceAfterAPollMakesTheConnectionAgain() throws {
+        var options = Self.fast
+        options.silenceLimit = .milliseconds(500)
+        let trace = try afterConnecting(options: options) { vpcd, card, _ in
+            vpcd.send([0x01])
+            #expect(vpcd.exchange([0x04]) == card.atr)
+            let closing = timed { vpcd.waitForClose(timeout: .seconds(2)) }
+            #expect(closing.ok && closing.took >= .milliseconds(450))
+            let back = timed { vpcd.accept(timeout: .seconds(3)) }
+            #expect(back.ok && back.took >= .milliseconds(180))
+            #expect(vpcd.exchange([0x04]) == card.atr)
+        }
+        #expect(trace.disconnectReasons.first == .driverSilent(after: .milliseconds(500)))
+    }
+
+    /// `ctl remove`: the card stays off until put back, and the trace says so (it used to say
+    /// "tapping again in 0.0 seconds").
+    @Test func takeOffReaderUntilPutBack() throws {
+        let trace = try afterConnecting { vpcd, card, bridge in
+            vpcd.send([0x01])
+            #expect(vpcd.exchange([0x04]) == card.atr)
+            bridge.takeOffReader()
+            #expect(vpcd.waitForClose(timeout: .seconds(1)))
+            #expect(!vpcd.accept(timeout: .milliseconds(600)))
+            bridge.putOnReader()
+            #expect(vpcd.accept(timeout: .seconds(2)))
+            #expect(vpcd.exchange([0x04]) == card.atr)
+        }
+        #expect(trace.disconnectReasons == [.heldOffReader, .stopped])
+        #expect(VPCDBridge.DisconnectReason.heldOffReader.description == "card taken off the reader until it is put back ('insert')")
+    }
+
+    @Test(arguments: [(Duration.seconds(1), "1 s"), (.milliseconds(1500), "1.5 s"), (.milliseconds(250), "0.25 s"),
+                      (.zero, "0 s")])
+    func tapDelaysInSeconds(delay: Duration, text: String) {
+        #expect(VPCDBridge.DisconnectReason.removeAndTap(after: delay).description == "card taken off the reader, tapping again in \(text)")
+    }
+
     @Test func reconnectsAfterTheDriverGoesAway() throws {
         let vpcd = try #require(FakeVPCD())
         let port = vpcd.port
@@ -133,9 +231,10 @@ struct VPCDBridgeTests {
             #expect(vpcd.accept())
             vpcd.send([0x01])
             #expect(vpcd.exchange([0x04]) == card.atr)
-            // pcscd stops: listener and connection go.
-            vpcd.closeConnection()
+            // pcscd stops: listener and connection go (the listener first, so that the bridge's
+            // immediate reconnect cannot slip into it before it closes).
             vpcd.closeListener()
+            vpcd.closeConnection()
             usleep(700_000)  // several retries at 100 ms
             #expect(vpcd.listen(on: port))
             #expect(vpcd.accept(timeout: .seconds(3)))
