@@ -122,6 +122,24 @@ def pcsc_reader() -> str:
     return name
 
 
+def first_device(reader: str, process: subprocess.Popen, describe=lambda: "", timeout: float = 10.0):
+    """python-fido2's device on `reader` (SELECT + getInfo done), retried: pcscd can report a card
+    present while its polling thread still holds the reader, and a connection made then fails
+    (list_devices skips the reader). `describe()` says what serve printed, for the failure."""
+    from fido2.pcsc import CtapPcscDevice
+
+    deadline = time.monotonic() + timeout
+    while True:
+        device = next(CtapPcscDevice.list_devices(reader), None)
+        if device is not None:
+            return device
+        if process.poll() is not None:
+            raise AssertionError(f"arculus-card serve exited early:\n{describe()}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"python-fido2 never found the card in {reader}:\n{describe()}")
+        time.sleep(0.1)
+
+
 class ServedCard:
     """One `arculus-card serve` process and ways to reach its card."""
 
@@ -169,18 +187,7 @@ class ServedCard:
 
     def device(self, timeout: float = 10.0):
         """A fresh CtapPcscDevice connected to the card (SELECT + getInfo done)."""
-        from fido2.pcsc import CtapPcscDevice
-
-        deadline = time.monotonic() + timeout
-        while True:
-            device = next(CtapPcscDevice.list_devices(self.reader), None)
-            if device is not None:
-                return device
-            if self.process.poll() is not None:
-                raise AssertionError(f"arculus-card serve exited early:\n{self.stderr()}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"python-fido2 never found the card in {self.reader}:\n{self.stderr()}")
-            time.sleep(0.1)
+        return first_device(self.reader, self.process, self.stderr, timeout)
 
     def connection(self, timeout: float = 10.0, disposition: int | None = None):
         """A raw pyscard connection to the card, once pcscd has noticed it. `disposition` is what

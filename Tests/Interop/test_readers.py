@@ -22,10 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import IN_CI, VPCD_BASE_PORT, _binary, _readers, configured_readers, reader_name
+from conftest import IN_CI, VPCD_BASE_PORT, _binary, _readers, configured_readers, first_device, reader_name
 from test_power_kill import foreign_cards, reader_state, slot_connections, slot_lock, wait_card_seen
 
 RP_ID = "readers.example"
+
+
 
 
 def serve_usage_error(*arguments: str) -> str:

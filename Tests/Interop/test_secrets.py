@@ -24,7 +24,7 @@ from fido2.ctap2 import Ctap2
 from fido2.ctap2.pin import ClientPin, PinProtocolV1, PinProtocolV2
 from fido2.utils import sha256
 
-from conftest import ServedCard, _binary
+from conftest import ServedCard, _binary, first_device
 from test_power_kill import reader_state, slot_lock, wait_card_seen, wait_slot_free
 
 SLOT = int(os.environ.get("ARCULUS_SLOT", "1"))
@@ -89,9 +89,7 @@ def test_served_image_stays_owner_only(pcsc_reader, tmp_path):
             assert _mode(image) == 0o600 and _mode(Path(str(image) + ".lock")) == 0o600
             reader = f"Virtual PCD 00 {SLOT:02X}"
             wait_card_seen(reader, present=True)
-            from fido2.pcsc import CtapPcscDevice
-
-            device = next(CtapPcscDevice.list_devices(reader))
+            device = first_device(reader, process)
             try:
                 ctap2 = Ctap2(device)
                 ClientPin(ctap2, PinProtocolV2()).set_pin(PIN)
