@@ -39,7 +39,7 @@ struct BenchRun {
         let directory = options.directory.hasPrefix("/")
             ? options.directory : FileManager.default.currentDirectoryPath + "/" + options.directory
         let plan = RoundPlan(rounds: options.rounds, seconds: options.seconds, minimumOperations: 3)
-        report.environment = environmentLines(directory: directory)
+        report.environment = environmentLines(directory: directory, shown: options.directory)
         for line in report.environment { progress(line) }
 
         progress("building the cards (near-empty and \(Format.grouped(BenchCard.fullCredentialCount)) credentials, memory and image file)…")
@@ -233,7 +233,9 @@ struct BenchRun {
 
     // MARK: - Environment
 
-    private func environmentLines(directory: String) -> [String] {
+    /// `shown` names the image directory as the user gave it (relative to the working directory,
+    /// so the README table names no path of the machine it ran on).
+    private func environmentLines(directory: String, shown: String) -> [String] {
         var name = utsname()
         uname(&name)
         let machine = withUnsafeBytes(of: name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -244,7 +246,7 @@ struct BenchRun {
         let date = ISO8601DateFormatter().string(from: Date())
         return [
             "arculus-bench \(options.quick ? "--quick " : "")on \(date): \(machine), \(model), \(cores) cores; load average at the start \(Self.loadAverage())",
-            "\(options.rounds) rounds per row (median [min–max]); in-process rounds \(options.seconds) s, pcscd rounds \(options.pcscSeconds) s; card images in \(directory) (\(JournalAppendProbe.fileSystem(of: directory)))",
+            "\(options.rounds) rounds per row (median [min–max]); in-process rounds \(options.seconds) s, pcscd rounds \(options.pcscSeconds) s; card images in \(shown) (\(JournalAppendProbe.fileSystem(of: directory)))",
         ]
     }
 

@@ -143,9 +143,9 @@ struct TranscriptTextTests {
     }
 
     @Test("paths in headers are written relative to the transcript's folder", arguments: [
-        ("/work/repo/Fixtures/profiles/a.json", "/work/repo/Fixtures/transcripts/t.transcript", "../profiles/a.json"),
-        ("/work/repo/Fixtures/transcripts/t.image", "/work/repo/Fixtures/transcripts/t.transcript", "t.image"),
-        ("/other/a.json", "/work/t.transcript", "/other/a.json"),
+        ("/srv/repo/Fixtures/profiles/a.json", "/srv/repo/Fixtures/transcripts/t.transcript", "../profiles/a.json"),
+        ("/srv/repo/Fixtures/transcripts/t.image", "/srv/repo/Fixtures/transcripts/t.transcript", "t.image"),
+        ("/other/a.json", "/srv/t.transcript", "/other/a.json"),
     ])
     func relativePaths(path: String, transcript: String, expected: String) {
         #expect(Transcript.relativePath(of: path, fromFolderOf: transcript) == expected)
