@@ -3,6 +3,7 @@
 # starts pcscd if it is not running. Used by serve.sh, test.sh and .ci/run.
 #   ./setup.sh            build + serve needs (libssl-dev, libpcsclite-dev, pcscd, vsmartcard-vpcd)
 #   ./setup.sh --tests    also the interop clients (opensc, pcsc-tools, python-fido2, pyscard, pytest)
+#                         and the fido2 sdist whose tests/device suite test.sh runs (.build/device-suite)
 #   ./setup.sh --readers N
 #                         vpcd readers for N cards at once: writes pcscd's vpcd configuration
 #                         (/etc/reader.conf.d/vpcd) for N readers and RESTARTS THE MACHINE'S pcscd
@@ -68,6 +69,15 @@ PY
     then
         echo "setup: installing ${python_packages[*]}" >&2
         python3 -m pip install -q "${python_packages[@]}"
+    fi
+    # python-fido2's device suite comes only in its sdist: fetched here, with everything else that
+    # needs the network, so the tests themselves run offline (Tests/DeviceSuite/run.sh).
+    fido2_version="$(python3 -c 'import importlib.metadata as m; print(m.version("fido2"))')"
+    suite_cache="$(dirname "$0")/.build/device-suite"
+    if [[ ! -f "$suite_cache/fido2-$fido2_version.tar.gz" ]]; then
+        echo "setup: downloading the fido2 $fido2_version sdist (python-fido2's device suite)" >&2
+        mkdir -p "$suite_cache"
+        python3 -m pip download -q --no-binary :all: --no-deps "fido2==$fido2_version" -d "$suite_cache"
     fi
 fi
 

@@ -31,7 +31,7 @@
 # a failed or errored test, or the suite did not run to the end; 64 for a bad command line.
 #
 # Needs root (unshare --mount), pcscd and vsmartcard-vpcd, python3 with the pinned fido2,
-# pyscard and pytest (./setup.sh --tests), and network access the first time (the sdist).
+# pyscard and pytest and the sdist (./setup.sh --tests; without it, network access the first time).
 # Set ARCULUS_CARD to an arculus-card binary to skip `swift build --product arculus-card`.
 set -euo pipefail
 
