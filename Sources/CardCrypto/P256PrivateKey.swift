@@ -43,6 +43,28 @@ public final class P256PrivateKey: @unchecked Sendable {
         self.init(key: key, rawScalar: scalar, publicKey: try P256PublicKey(x: x, y: y))
     }
 
+    /// The order n of the P-256 group, big-endian (SEC 2 §2.4.2).
+    static let groupOrder: [UInt8] = [
+        0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
+    ]
+
+    /// Whether `rawScalar` is a private key ``init(rawScalar:)`` accepts (32 bytes, in 1..<n),
+    /// without the point multiplication an import costs; in constant time, since the bytes are a
+    /// secret (every byte is read whatever the earlier ones were).
+    public static func isValidScalar(_ rawScalar: [UInt8]) -> Bool {
+        guard rawScalar.count == scalarByteCount else { return false }
+        var borrow: Int = 0
+        var any: UInt8 = 0
+        for index in stride(from: scalarByteCount - 1, through: 0, by: -1) {
+            let difference = Int(rawScalar[index]) - Int(groupOrder[index]) - borrow
+            borrow = (difference >> 8) & 1
+            any |= rawScalar[index]
+        }
+        // borrow 1: rawScalar < n.
+        return borrow == 1 && any != 0
+    }
+
     /// Imports a 32-byte big-endian scalar; throws if it has the wrong length, is 0, or is >= the group order n.
     public convenience init(rawScalar: [UInt8]) throws {
         guard rawScalar.count == Self.scalarByteCount else {

@@ -218,4 +218,33 @@ struct P256Tests {
         #expect(results.count == 32)
         #expect(results.allSatisfy { $0 })
     }
+
+    @Test("isValidScalar agrees with the import: 0, n and above, wrong lengths refused; 1 … n−1 accepted")
+    func scalarValidityAgreesWithImport() {
+        var nMinusOne = Self.order
+        nMinusOne[31] -= 1
+        var nPlusOne = Self.order
+        nPlusOne[31] += 1
+        var topByteOnly = [UInt8](repeating: 0, count: 32)
+        topByteOnly[0] = 0xFF
+        var cases: [[UInt8]] = [
+            [UInt8](repeating: 0, count: 32), [UInt8](repeating: 0, count: 31) + [1], nMinusOne, Self.order, nPlusOne,
+            [UInt8](repeating: 0xFF, count: 32), topByteOnly, Self.prime, Self.i, Self.r,
+            [UInt8](repeating: 1, count: 31), [UInt8](repeating: 1, count: 33), [],
+        ]
+        cases += (0..<64).map { _ in SecureRandom.bytes(32) }
+        // Just below and above n in a middle byte too.
+        var middle = Self.order
+        middle[16] -= 1
+        cases.append(middle)
+        middle[16] += 2
+        cases.append(middle)
+        for scalar in cases {
+            let imports = (try? P256PrivateKey(rawScalar: scalar)) != nil
+            #expect(P256PrivateKey.isValidScalar(scalar) == imports, "\(scalar.count) bytes \(scalar.prefix(4))…")
+        }
+        #expect(!P256PrivateKey.isValidScalar(Self.order))
+        #expect(P256PrivateKey.isValidScalar(nMinusOne))
+        #expect(!P256PrivateKey.isValidScalar([UInt8](repeating: 0, count: 32)))
+    }
 }

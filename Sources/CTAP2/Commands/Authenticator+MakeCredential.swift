@@ -176,7 +176,7 @@ extension Authenticator {
     /// A P-256 scalar from a 32-byte seed: the seed itself (as the card always drew its keys),
     /// or, in the rare case it is not a valid scalar, the first valid draw of the seed's stream.
     func p256Scalar(fromSeed seed: [UInt8]) -> [UInt8] {
-        if (try? P256PrivateKey(rawScalar: seed)) != nil { return seed }
+        if P256PrivateKey.isValidScalar(seed) { return seed }
         var stream = CardRandom(.seeded(seed))
         return stream.p256Key().rawScalar
     }
