@@ -58,7 +58,7 @@ export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}"
 # The longest input per target: programs of a few operations (the start states give depth),
 # and text or images long enough for every structure, so that executions stay cheap.
-declare -A MAX_LEN=([card]=256 [ctap2]=256 [vpcd]=256 [transcript]=1024 [cbor]=4096 [image]=4096)
+declare -A MAX_LEN=([card]=256 [ctap2]=256 [vpcd]=192 [transcript]=1024 [cbor]=4096 [image]=4096)
 
 if [[ "$mode" == seeds ]]; then
     binary="$(Tests/Fuzz/build.sh --fast card | tail -1)"

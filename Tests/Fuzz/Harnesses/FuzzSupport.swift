@@ -123,6 +123,12 @@ func shouldCheckRecovery(_ input: [UInt8]) -> Bool {
     determinismSetting == "1" || (inputHash(input) >> 4) % 4 == 0
 }
 
+/// Whether the vpcd target formats the input's exchanges with the `--verbose` trace formatter
+/// (a fifth of an input's cost): every input with ARCULUS_FUZZ_DETERMINISM=1, else one in four.
+func shouldFormatTrace(_ input: [UInt8]) -> Bool {
+    determinismSetting == "1" || (inputHash(input) >> 6) % 4 == 0
+}
+
 /// FNV-1a of the input: the same input is always sampled the same way.
 private func inputHash(_ input: [UInt8]) -> UInt32 {
     var hash: UInt32 = 2_166_136_261
