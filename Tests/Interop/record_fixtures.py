@@ -365,19 +365,10 @@ class Serve:
                                      f"on vpcd slot {slot()}? (set ARCULUS_SLOT) serve stderr:\n{self.stderr()}")
 
     def device(self, timeout: float = 10.0):
-        """A CtapPcscDevice on the card (SELECT and getInfo done)."""
-        from fido2.pcsc import CtapPcscDevice
+        """A CtapPcscDevice on the card (SELECT and getInfo done), retried as conftest's first_device."""
+        from conftest import first_device
 
-        deadline = time.monotonic() + timeout
-        while True:
-            device = next(CtapPcscDevice.list_devices(self.reader), None)
-            if device is not None:
-                return device
-            if self.process.poll() is not None:
-                raise AssertionError(f"arculus-card serve exited early:\n{self.stderr()}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"python-fido2 never found the card in {self.reader}:\n{self.stderr()}")
-            time.sleep(0.1)
+        return first_device(self.reader, self.process, self.stderr, timeout)
 
     def retap(self):
         """SIGUSR1: the card leaves the reader and is tapped again."""

@@ -153,7 +153,7 @@ def test_several_cards_in_one_serve(pcsc_reader, tmp_path):
                 wait_card_seen(reader, present=True)
 
             # Each card its own: a PIN and a credential on the first only.
-            devices = [next(CtapPcscDevice.list_devices(reader)) for reader in readers]
+            devices = [first_device(reader, process, lambda: (stderr.seek(0), stderr.read())[1]) for reader in readers]
             ctaps = [Ctap2(device) for device in devices]
             ClientPin(ctaps[0], PinProtocolV2()).set_pin("123456")
             assert ctaps[0].get_info().options["clientPin"] is True
