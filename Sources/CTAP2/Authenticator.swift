@@ -118,7 +118,8 @@ public struct Authenticator {
                 return CommandOutcome(response: [], changes: changes, rollback: rollback,
                                       continuation: check.resuming(in: environment))
             }
-            let response = [CTAPStatus.ok.rawValue] + (body.map(CBOREncoder.encode) ?? [])
+            var response = [CTAPStatus.ok.rawValue]
+            body.encode(into: &response)
             return CommandOutcome(response: response, changes: changes, signatureCounter: counterInUse,
                                   rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)
         } catch {
@@ -163,41 +164,41 @@ public struct Authenticator {
     }
 
     private mutating func handle(_ command: CTAPCommand?, body: ArraySlice<UInt8>,
-                                 changes: inout [CardMutation]) throws(CTAPStatus) -> CBORValue? {
+                                 changes: inout [CardMutation]) throws(CTAPStatus) -> ResponseBody {
         guard profile.supportsCTAP2, let command else { throw .invalidCommand }
         switch command {
         case .getInfo:
             try requireEmpty(body)
-            return getInfo().encoded()
+            return .value(getInfo().encoded())
         case .makeCredential:
-            return try makeCredential(MakeCredentialRequest(decoding: body, ctap21: profile.supportsCTAP21),
-                                      changes: &changes).encoded()
+            return .value(try makeCredential(MakeCredentialRequest(decoding: body, ctap21: profile.supportsCTAP21),
+                                             changes: &changes).encoded())
         case .getAssertion:
-            return try getAssertion(GetAssertionRequest(decoding: body), changes: &changes).encoded()
+            return .assertion(try getAssertion(GetAssertionRequest(decoding: body), changes: &changes))
         case .getNextAssertion:
             try requireEmpty(body)
-            return try getNextAssertion(changes: &changes).encoded()
+            return .assertion(try getNextAssertion(changes: &changes))
         case .clientPIN:
-            return try clientPIN(ClientPINRequest(decoding: body), changes: &changes)?.encoded()
+            return .value(try clientPIN(ClientPINRequest(decoding: body), changes: &changes)?.encoded())
         case .reset:
             try requireEmpty(body)
             try reset(changes: &changes)
-            return nil
+            return .empty
         case .credentialManagement where profile.credentialManagement:
-            return try credentialManagement(CredentialManagementRequest(decoding: body), preview: false,
-                                            changes: &changes)?.encoded()
+            return .value(try credentialManagement(CredentialManagementRequest(decoding: body), preview: false,
+                                                   changes: &changes)?.encoded())
         case .credentialManagementPreview where profile.credentialManagementPreview:
-            return try credentialManagement(CredentialManagementRequest(decoding: body), preview: true,
-                                            changes: &changes)?.encoded()
+            return .value(try credentialManagement(CredentialManagementRequest(decoding: body), preview: true,
+                                                   changes: &changes)?.encoded())
         case .selection where profile.supportsCTAP21:
             try requireEmpty(body)
             guard isUserPresent() else { throw .operationDenied }
-            return nil
+            return .empty
         case .config where profile.authenticatorConfig:
             try authenticatorConfig(ConfigRequest(decoding: body), changes: &changes)
-            return nil
+            return .empty
         case .largeBlobs where profile.largeBlobs:
-            return try largeBlobs(LargeBlobsRequest(decoding: body), changes: &changes)?.encoded()
+            return .value(try largeBlobs(LargeBlobsRequest(decoding: body), changes: &changes)?.encoded())
         default:
             throw .invalidCommand
         }
@@ -254,7 +255,7 @@ public struct Authenticator {
     /// unwrapped once (MAC checked, key decrypted) is kept until power-off, or until credentials
     /// are deleted: a card in use asserts with the same few credentials again and again.
     mutating func credential(id: [UInt8], rpIdHash: [UInt8]) -> CredentialWrapper.Contents? {
-        if let cached = session.unwrappedCredentials[id], cached.rpIdHash == rpIdHash {
+        if let cached = session.unwrappedCredentials[ByteKey(id)], cached.rpIdHash == rpIdHash {
             // A deleted discoverable credential is gone even if the cache were not cleared.
             return cached.contents.discoverable && memory.residentCredential(id: id) == nil ? nil : cached.contents
         }
@@ -262,8 +263,17 @@ public struct Authenticator {
         if session.unwrappedCredentials.count >= Self.credentialCacheLimit {
             session.unwrappedCredentials.removeAll(keepingCapacity: true)
         }
-        session.unwrappedCredentials[id] = UnwrappedCredential(rpIdHash: rpIdHash, contents: contents)
+        session.unwrappedCredentials[ByteKey(id)] = UnwrappedCredential(rpIdHash: rpIdHash, contents: contents)
         return contents
+    }
+
+    /// The SHA-256 of an RP ID's UTF-8. A card in use asserts for one RP again and again, so the
+    /// last one is kept until power-off (matched by its bytes, as RP IDs always are).
+    mutating func rpIdHash(_ rpId: String) -> [UInt8] {
+        if let last = session.lastRPIDHash, last.rpId.utf8.elementsEqual(rpId.utf8) { return last.hash }
+        let hash = SHA256.hash(Array(rpId.utf8))
+        session.lastRPIDHash = (rpId, hash)
+        return hash
     }
 
     /// Most credential keys `signingKey` keeps ready (a card in use signs with a handful).
@@ -273,7 +283,7 @@ public struct Authenticator {
     /// its seed) costs more than the signature, so a key made once stays in volatile memory until
     /// power-off; a cached key is used only if its material is the one given.
     mutating func signingKey(id: [UInt8], material: CredentialKeyMaterial) throws(CTAPStatus) -> CredentialPrivateKey {
-        if let cached = session.signingKeys[id], cached.material.kind == material.kind,
+        if let cached = session.signingKeys[ByteKey(id)], cached.material.kind == material.kind,
            cached.material.algorithm == material.algorithm,
            ConstantTime.equals(cached.material.bytes, material.bytes) {
             return cached.key
@@ -282,7 +292,7 @@ public struct Authenticator {
             try material.makeKey()
         }
         if session.signingKeys.count >= Self.credentialCacheLimit { session.signingKeys.removeAll(keepingCapacity: true) }
-        session.signingKeys[id] = (material, key)
+        session.signingKeys[ByteKey(id)] = (material, key)
         return key
     }
 
@@ -314,12 +324,13 @@ public struct Authenticator {
     }
 
     /// Runs a cryptographic operation that cannot fail on valid card data; if it does, the
-    /// command answers CTAP1_ERR_OTHER and the outcome says what failed and why.
-    mutating func crypto<T>(_ what: String, _ body: () throws -> T) throws(CTAPStatus) -> T {
+    /// command answers CTAP1_ERR_OTHER and the outcome says what failed and why. `what` is built
+    /// only then: formatting it for every signature cost a tenth of getAssertion's own work.
+    mutating func crypto<T>(_ what: @autoclosure () -> String, _ body: () throws -> T) throws(CTAPStatus) -> T {
         do {
             return try body()
         } catch {
-            internalFailureReason = "\(what): \(error)"
+            internalFailureReason = "\(what()): \(error)"
             throw .other
         }
     }

@@ -1,3 +1,5 @@
+internal import COpenSSL
+
 /// SHA-256 (FIPS 180-4).
 public enum SHA256 {
     /// The digest size in bytes (32).
@@ -5,7 +7,10 @@ public enum SHA256 {
 
     /// The 32-byte SHA-256 digest of `data`.
     public static func hash(_ data: [UInt8]) -> [UInt8] {
-        OpenSSL.mustSucceed { try MessageDigest.hash(data, with: FetchedAlgorithms.sha256) }
+        [UInt8](unsafeUninitializedCapacity: byteCount) { digest, initialized in
+            data.withUnsafeBytes { copenssl_sha256($0.baseAddress, $0.count, digest.baseAddress) }
+            initialized = byteCount
+        }
     }
 
     /// The 32-byte SHA-256 digest of the concatenation of `parts`, computed

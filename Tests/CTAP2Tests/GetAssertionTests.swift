@@ -5,6 +5,20 @@ import Testing
 
 @Suite("authenticatorGetAssertion and authenticatorGetNextAssertion")
 struct GetAssertionTests {
+    @Test("the RP ID hash kept from the last assertion matches RP IDs by their bytes, not as equal strings")
+    func rpIdHashKeptByBytes() throws {
+        let client = try TestClient()
+        let composed = "caf\u{E9}.example", decomposed = "cafe\u{301}.example"
+        #expect(composed == decomposed, "Swift calls them equal")
+        let made = try client.makeCredential(rpId: composed)
+        let first = try client.assert(rpId: composed, allowList: [made.id])
+        #expect(first.authData.rpIdHash == SHA256.hash(Array(composed.utf8)))
+        // The decomposed form is another RP to a relying party: its hash differs, the ID does not unwrap.
+        #expect(client.getAssertion(TestClient.getAssertionRequest(rpId: decomposed, allowList: [made.id])).status
+                == .noCredentials)
+        #expect(try client.assert(rpId: composed, allowList: [made.id]).authData.rpIdHash == first.authData.rpIdHash)
+    }
+
     @Test("allowList hit: signature verifies with the key from the attestation object", arguments: [false, true])
     func allowListHit(discoverable: Bool) throws {
         let client = try TestClient()

@@ -55,7 +55,7 @@ extension Authenticator {
             return rpEntry(try Self.next(of: &session.rpEnumeration))
         case .enumerateCredentialsBegin:
             let rpIdHash = try request.rpIDHash()
-            let credentials = memory.rpIdHashes[rpIdHash].map(memory.residentCredentials(rpId:)) ?? []
+            let credentials = memory.rpIdHashes[ByteKey(rpIdHash)].map(memory.residentCredentials(rpId:)) ?? []
             if let boundRPID, SHA256.hash(boundRPID) != rpIdHash { throw .pinAuthInvalid }
             var response = try credentialEntry(try Self.begin(credentials, enumeration: &session.credentialEnumeration))
             response.totalCredentials = credentials.count

@@ -60,7 +60,7 @@ extension Authenticator {
         let userVerified = try userVerified(by: request.pinUvAuthParam, pinProtocol, over: request.clientDataHash,
                                             permission: .getAssertion, rpId: rpId)
 
-        let rpIdHash = SHA256.hash(Array(rpId.utf8))
+        let rpIdHash = rpIdHash(rpId)
         var candidates: [AssertionCandidate] = []
         if request.allowList.isEmpty {
             // Without an allow list, credProtect levels 2 and 3 both need user verification.
@@ -78,7 +78,8 @@ extension Authenticator {
             }
         }
         guard !candidates.isEmpty else { throw .noCredentials }
-        let extensions = try GetAssertionExtensions(request.extensions, profile: profile)
+        let extensions = request.extensions == nil ? GetAssertionExtensions()
+            : try GetAssertionExtensions(request.extensions, profile: profile)
 
         if userPresent {
             guard isUserPresent() else { throw .operationDenied }

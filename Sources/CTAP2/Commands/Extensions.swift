@@ -40,6 +40,9 @@ struct GetAssertionExtensions {
     var largeBlobKey = false
     var thirdPartyPayment = false
 
+    /// No extensions asked for.
+    init() {}
+
     init(_ extensions: CBORMap?, profile: CardProfile) throws(CTAPStatus) {
         guard let extensions else { return }
         let inputs = ExtensionInputs(extensions: extensions, profile: profile)

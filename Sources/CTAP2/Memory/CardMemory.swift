@@ -17,11 +17,11 @@ public struct CardMemory: Sendable {
     /// Wraps and unwraps credential IDs under the master secret.
     private(set) var wrapper: CredentialWrapper
     /// Discoverable credentials by ID → position in `state.residentCredentials`.
-    private(set) var residentIndex: [[UInt8]: Int] = [:]
+    private(set) var residentIndex: [ByteKey: Int] = [:]
     /// RP ID (UTF-8) → positions of its discoverable credentials, oldest first.
-    private(set) var rpIndex: [[UInt8]: [Int]] = [:]
+    private(set) var rpIndex: [ByteKey: [Int]] = [:]
     /// RP ID hash → RP ID, for credential management look-ups by hash.
-    private(set) var rpIdHashes: [[UInt8]: String] = [:]
+    private(set) var rpIdHashes: [ByteKey: String] = [:]
 
     /// The memory holding `state`.
     public init(state: CardState) {
@@ -42,9 +42,9 @@ public struct CardMemory: Sendable {
         switch change {
         case .addCredential(let credential):
             let position = state.residentCredentials.count - 1
-            residentIndex[credential.id] = position
-            rpIndex[Array(credential.rpId.utf8), default: []].append(position)
-            rpIdHashes[SHA256.hash(Array(credential.rpId.utf8))] = credential.rpId
+            residentIndex[ByteKey(credential.id)] = position
+            rpIndex[ByteKey(Array(credential.rpId.utf8)), default: []].append(position)
+            rpIdHashes[ByteKey(SHA256.hash(Array(credential.rpId.utf8)))] = credential.rpId
         case .removeCredential:
             rebuildIndex()
         case .reset:
@@ -75,29 +75,29 @@ public struct CardMemory: Sendable {
         rpIdHashes = [:]
         residentIndex.reserveCapacity(state.residentCredentials.count)
         for (position, credential) in state.residentCredentials.enumerated() {
-            residentIndex[credential.id] = position
-            rpIndex[Array(credential.rpId.utf8), default: []].append(position)
+            residentIndex[ByteKey(credential.id)] = position
+            rpIndex[ByteKey(Array(credential.rpId.utf8)), default: []].append(position)
         }
-        for rpId in rpIndex.keys { rpIdHashes[SHA256.hash(rpId)] = String(decoding: rpId, as: UTF8.self) }
+        for rpId in rpIndex.keys { rpIdHashes[ByteKey(SHA256.hash(rpId.bytes))] = String(decoding: rpId.bytes, as: UTF8.self) }
     }
 
     // MARK: - Look-ups
 
     /// Discoverable credentials for an RP, most recently created first.
     func residentCredentials(rpId: String) -> [ResidentCredential] {
-        (rpIndex[Array(rpId.utf8)] ?? []).map { state.residentCredentials[$0] }.sorted { $0.serial > $1.serial }
+        (rpIndex[ByteKey(Array(rpId.utf8))] ?? []).map { state.residentCredentials[$0] }.sorted { $0.serial > $1.serial }
     }
 
     /// The stored discoverable credential with this ID.
     func residentCredential(id: [UInt8]) -> ResidentCredential? {
-        residentIndex[id].map { state.residentCredentials[$0] }
+        residentIndex[ByteKey(id)].map { state.residentCredentials[$0] }
     }
 
     /// A credential this card holds for `rpIdHash`: a discoverable one that still exists, or a
     /// non-discoverable one whose ID unwraps. Deleted discoverable credentials are not found.
     func credential(id: [UInt8], rpIdHash: [UInt8]) -> CredentialWrapper.Contents? {
         guard let contents = wrapper.unwrap(id, rpIdHash: rpIdHash) else { return nil }
-        if contents.discoverable && residentIndex[id] == nil { return nil }
+        if contents.discoverable && residentIndex[ByteKey(id)] == nil { return nil }
         return contents
     }
 

@@ -40,4 +40,18 @@ extension CredentialDescriptor {
         if let transports { map["transports"] = .array(transports) }
         return .map(map)
     }
+
+    /// Appends ``encoded``'s bytes. The card's own `{"id", "type"}` is written directly ("id"
+    /// sorts before any type longer than two bytes); anything else goes through the tree.
+    func encode(into output: inout [UInt8]) {
+        guard transports == nil, type.utf8.count > 2 else {
+            CBOREncoder.encode(encoded, into: &output)
+            return
+        }
+        CBOREncoder.appendMapHead(count: 2, to: &output)
+        CBOREncoder.appendText("id", to: &output)
+        CBOREncoder.appendBytes(id, to: &output)
+        CBOREncoder.appendText("type", to: &output)
+        CBOREncoder.appendText(type, to: &output)
+    }
 }

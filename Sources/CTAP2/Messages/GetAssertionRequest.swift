@@ -13,8 +13,18 @@ struct GetAssertionRequest: Sendable, Equatable {
 }
 
 extension GetAssertionRequest {
-    /// Reads the request body (the CBOR after the command byte).
+    /// Reads the request body (the CBOR after the command byte): the common shape directly
+    /// (``init(commonShape:)``), anything else through the CBOR tree.
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
+        if let request = GetAssertionRequest(commonShape: body) {
+            self = request
+        } else {
+            try self.init(decodingTree: body)
+        }
+    }
+
+    /// Reads the request body through a ``CBORValue`` tree: every input, every error.
+    init(decodingTree body: ArraySlice<UInt8>) throws(CTAPStatus) {
         let request = try RequestMap<GetAssertionKey>(decoding: body)
         rpId = try request.requiredText(.rpId)
         clientDataHash = try request.requiredBytes(.clientDataHash)

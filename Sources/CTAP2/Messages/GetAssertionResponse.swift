@@ -38,3 +38,32 @@ extension GetAssertionResponse {
         return .map(map)
     }
 }
+
+extension GetAssertionResponse {
+    /// Appends the response body, member by member in canonical order: the bytes of
+    /// `CBOREncoder.encode(encoded())` (a test holds them equal for every member combination),
+    /// without the tree. Every assertion is answered this way.
+    func encode(into output: inout [UInt8]) {
+        let count = 3 + (user == nil ? 0 : 1) + (numberOfCredentials == nil ? 0 : 1) + (largeBlobKey == nil ? 0 : 1)
+        output.reserveCapacity(output.count + credential.id.count + authData.count + signature.count + 32)
+        CBOREncoder.appendMapHead(count: count, to: &output)
+        CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.credential.rawValue), to: &output)
+        credential.encode(into: &output)
+        CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.authData.rawValue), to: &output)
+        CBOREncoder.appendBytes(authData, to: &output)
+        CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.signature.rawValue), to: &output)
+        CBOREncoder.appendBytes(signature, to: &output)
+        if let user {
+            CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.user.rawValue), to: &output)
+            CBOREncoder.encode(user.encoded, into: &output)
+        }
+        if let numberOfCredentials {
+            CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.numberOfCredentials.rawValue), to: &output)
+            CBOREncoder.encode(.int(numberOfCredentials), into: &output)
+        }
+        if let largeBlobKey {
+            CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.largeBlobKey.rawValue), to: &output)
+            CBOREncoder.appendBytes(largeBlobKey, to: &output)
+        }
+    }
+}

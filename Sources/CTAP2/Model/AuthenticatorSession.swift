@@ -23,10 +23,12 @@ public struct AuthenticatorSession: Sendable {
     /// When the card was powered (the reset window counts from here).
     var poweredOnAt: CardInstant
     /// Credential keys already made for signing, by credential ID (see `signingKey`).
-    var signingKeys: [[UInt8]: (material: CredentialKeyMaterial, key: CredentialPrivateKey)] = [:]
+    var signingKeys: [ByteKey: (material: CredentialKeyMaterial, key: CredentialPrivateKey)] = [:]
     /// Credential IDs already unwrapped, with the RP ID hash they were unwrapped for (see
     /// `credential(id:rpIdHash:)`).
-    var unwrappedCredentials: [[UInt8]: UnwrappedCredential] = [:]
+    var unwrappedCredentials: [ByteKey: UnwrappedCredential] = [:]
+    /// The RP ID last hashed for a getAssertion, with its SHA-256 (see `rpIdHash(_:)`).
+    var lastRPIDHash: (rpId: String, hash: [UInt8])?
 
     /// A session that starts at `now`: each protocol in `protocols` initialised (a new key
     /// agreement key, then a new token, protocol 1 before 2).
@@ -49,7 +51,7 @@ public struct AuthenticatorSession: Sendable {
             ("rpEnumeration", rpEnumeration == nil),
             ("credentialEnumeration", credentialEnumeration == nil),
             ("largeBlobWrite", largeBlobWrite == nil),
-            ("credentialCache", signingKeys.isEmpty && unwrappedCredentials.isEmpty),
+            ("credentialCache", signingKeys.isEmpty && unwrappedCredentials.isEmpty && lastRPIDHash == nil),
         ]
     }
 

@@ -1,0 +1,21 @@
+import CBOR
+
+/// What a command answers after the status byte.
+enum ResponseBody {
+    /// A CBOR tree, encoded canonically; nil is no CBOR at all (the status alone).
+    case value(CBORValue?)
+    /// An assertion, written member by member (``GetAssertionResponse/encode(into:)``): the
+    /// command a card answers most, kept off the tree.
+    case assertion(GetAssertionResponse)
+
+    /// The status alone.
+    static let empty = ResponseBody.value(nil)
+
+    func encode(into output: inout [UInt8]) {
+        switch self {
+        case .value(let value?): CBOREncoder.encode(value, into: &output)
+        case .value(nil): break
+        case .assertion(let response): response.encode(into: &output)
+        }
+    }
+}
