@@ -2,6 +2,8 @@ import ArculusCard
 import CBOR
 import FIDOWire
 
+@testable import CTAP2
+
 // Target `ctap2`: the CTAP2 request parsers and command handlers, fed straight to the card
 // model's authenticator (`CardModel.receiveCTAP`), without the ISO 7816 front.
 //
@@ -28,7 +30,8 @@ import FIDOWire
 // a CTAP2_OK body one canonical CBOR map, never CTAP2_OK to an unknown command; a failed write
 // answers CTAP1_ERR_OTHER; after every request the card's memory is what was made durable, and
 // at the end it keeps its invariants; the same input gives the same responses twice
-// (`shouldCheckDeterminism`).
+// (`shouldCheckDeterminism`); a getAssertion request that the tree-free reading answers is
+// read the same by the CBOR tree (`checkCommonShapeReading`).
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzCTAP2Initialize(_ argc: UnsafeMutablePointer<Int32>?,
@@ -83,6 +86,7 @@ private func runRequests(selector: UInt8, program: ArraySlice<UInt8>) -> [[UInt8
             card.failNextWrite = true
             continue
         }
+        if request.first == CTAPCommand.getAssertion.rawValue { checkCommonShapeReading(request.dropFirst()) }
         let exchange = card.ctap(request)
         let body = checkCTAPResponse(exchange.response, to: request)
         if exchange.failedWrite != nil {
@@ -95,4 +99,11 @@ private func runRequests(selector: UInt8, program: ArraySlice<UInt8>) -> [[UInt8
     card.checkMemory()
     checkCardState(card.state, start: start.card.state)
     return responses
+}
+
+/// getAssertion's common-shape reading (no CBOR tree) must be the tree's reading wherever it answers.
+private func checkCommonShapeReading(_ body: ArraySlice<UInt8>) {
+    guard let direct = GetAssertionRequest(commonShape: body) else { return }
+    let tree = Result { () throws(CTAPStatus) in try GetAssertionRequest(decodingTree: body) }
+    fuzzCheck(tree == .success(direct), "the common-shape reading of \(fuzzHex(Array(body))) differs from the tree's: \(tree)")
 }
