@@ -118,7 +118,9 @@ public struct Authenticator {
                 return CommandOutcome(response: [], changes: changes, rollback: rollback,
                                       continuation: check.resuming(in: environment))
             }
-            var response = [CTAPStatus.ok.rawValue]
+            var response: [UInt8] = []
+            response.reserveCapacity(1 + body.sizeHint)
+            response.append(CTAPStatus.ok.rawValue)
             body.encode(into: &response)
             return CommandOutcome(response: response, changes: changes, signatureCounter: counterInUse,
                                   rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)
@@ -270,7 +272,7 @@ public struct Authenticator {
     /// The SHA-256 of an RP ID's UTF-8. A card in use asserts for one RP again and again, so the
     /// last one is kept until power-off (matched by its bytes, as RP IDs always are).
     mutating func rpIdHash(_ rpId: String) -> [UInt8] {
-        if let last = session.lastRPIDHash, last.rpId.utf8.elementsEqual(rpId.utf8) { return last.hash }
+        if let last = session.lastRPIDHash, ByteKey.sameUTF8(last.rpId, rpId) { return last.hash }
         let hash = SHA256.hash(Array(rpId.utf8))
         session.lastRPIDHash = (rpId, hash)
         return hash

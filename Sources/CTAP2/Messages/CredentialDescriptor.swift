@@ -48,10 +48,9 @@ extension CredentialDescriptor {
             CBOREncoder.encode(encoded, into: &output)
             return
         }
-        CBOREncoder.appendMapHead(count: 2, to: &output)
-        CBOREncoder.appendText("id", to: &output)
+        output.append(contentsOf: [0xA2, 0x62, 0x69, 0x64] as [UInt8])  // {2 members, "id"
         CBOREncoder.appendBytes(id, to: &output)
-        CBOREncoder.appendText("type", to: &output)
+        output.append(contentsOf: [0x64, 0x74, 0x79, 0x70, 0x65] as [UInt8])  // "type"
         CBOREncoder.appendText(type, to: &output)
     }
 }

@@ -45,7 +45,6 @@ extension GetAssertionResponse {
     /// without the tree. Every assertion is answered this way.
     func encode(into output: inout [UInt8]) {
         let count = 3 + (user == nil ? 0 : 1) + (numberOfCredentials == nil ? 0 : 1) + (largeBlobKey == nil ? 0 : 1)
-        output.reserveCapacity(output.count + credential.id.count + authData.count + signature.count + 32)
         CBOREncoder.appendMapHead(count: count, to: &output)
         CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.credential.rawValue), to: &output)
         credential.encode(into: &output)

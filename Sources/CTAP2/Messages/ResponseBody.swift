@@ -11,6 +11,15 @@ enum ResponseBody {
     /// The status alone.
     static let empty = ResponseBody.value(nil)
 
+    /// About how many bytes ``encode(into:)`` writes (exact for an assertion without a user), so
+    /// the answer is allocated once.
+    var sizeHint: Int {
+        switch self {
+        case .value: 0
+        case .assertion(let response): response.credential.id.count + response.authData.count + response.signature.count + 32
+        }
+    }
+
     func encode(into output: inout [UInt8]) {
         switch self {
         case .value(let value?): CBOREncoder.encode(value, into: &output)
