@@ -36,6 +36,8 @@ public struct Authenticator {
     var suspendedPINCheck: PINCheck?
     /// The signature counter value the running command hands out, applied when it finishes.
     var counterInUse: UInt32?
+    /// getInfo's last answer and what it was made from (see ``encodedInfo()``).
+    var infoCache: (inputs: InfoInputs, body: [UInt8])?
 
     /// An authenticator over the stored memory `state`, or a blank card made from `profile` when
     /// `state` is nil (``isBlank``: the caller stores ``memory`` before using the card). The card
@@ -171,7 +173,7 @@ public struct Authenticator {
         switch command {
         case .getInfo:
             try requireEmpty(body)
-            return .value(getInfo().encoded())
+            return .encoded(encodedInfo())
         case .makeCredential:
             return .value(try makeCredential(MakeCredentialRequest(decoding: body, ctap21: profile.supportsCTAP21),
                                              changes: &changes).encoded())

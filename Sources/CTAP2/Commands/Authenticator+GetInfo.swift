@@ -2,7 +2,40 @@ import CBOR
 import CardCrypto
 import FIDOWire
 
+/// What getInfo's answer depends on besides the profile (which an authenticator never changes).
+struct InfoInputs: Equatable {
+    let isPINSet: Bool
+    let alwaysUv: Bool
+    let enterpriseAttestationEnabled: Bool
+    let forcePINChange: Bool
+    let minPINLength: Int
+    let remainingDiscoverableCredentials: Int
+}
+
 extension Authenticator {
+    /// getInfo's answer, encoded. Clients ask for it at every connection (python-fido2 three
+    /// times) and it changes only with the few values of the card's memory it reports
+    /// (``InfoInputs``), so the last answer is kept and given again while they are the same; a
+    /// card whose answer carries encIdentifier (under a fresh IV each time) builds it anew. Debug
+    /// builds check every kept answer against a new one, so a member that comes to depend on
+    /// something else shows up in the tests.
+    mutating func encodedInfo() -> [UInt8] {
+        let inputs = InfoInputs(
+            isPINSet: state.isPINSet, alwaysUv: state.alwaysUv,
+            enterpriseAttestationEnabled: state.enterpriseAttestationEnabled, forcePINChange: state.forcePINChange,
+            minPINLength: state.effectiveMinPINLength, remainingDiscoverableCredentials: remainingDiscoverableCredentials)
+        if profile.persistentCredentialManagement && state.persistentToken != nil {
+            return CBOREncoder.encode(getInfo().encoded())
+        }
+        if let kept = infoCache, kept.inputs == inputs {
+            assert(kept.body == CBOREncoder.encode(getInfo().encoded()), "getInfo changed with a value InfoInputs does not hold")
+            return kept.body
+        }
+        let body = CBOREncoder.encode(getInfo().encoded())
+        infoCache = (inputs, body)
+        return body
+    }
+
     /// authenticatorGetInfo (CTAP 2.1 §6.4). A CTAP 2.0 card answers CTAP 2.0's members 0x01–0x08
     /// (§5.4); everything a CTAP 2.1 card reports follows its profile and its current state.
     mutating func getInfo() -> AuthenticatorInfo {

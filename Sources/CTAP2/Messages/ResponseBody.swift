@@ -7,6 +7,8 @@ enum ResponseBody {
     /// An assertion, written member by member (``GetAssertionResponse/encode(into:)``): the
     /// command a card answers most, kept off the tree.
     case assertion(GetAssertionResponse)
+    /// CBOR already encoded (getInfo's kept answer).
+    case encoded([UInt8])
 
     /// The status alone.
     static let empty = ResponseBody.value(nil)
@@ -16,6 +18,7 @@ enum ResponseBody {
     var sizeHint: Int {
         switch self {
         case .value: 0
+        case .encoded(let bytes): bytes.count
         case .assertion(let response): response.credential.id.count + response.authData.count + response.signature.count + 32
         }
     }
@@ -25,6 +28,7 @@ enum ResponseBody {
         case .value(let value?): CBOREncoder.encode(value, into: &output)
         case .value(nil): break
         case .assertion(let response): response.encode(into: &output)
+        case .encoded(let bytes): output.append(contentsOf: bytes)
         }
     }
 }
