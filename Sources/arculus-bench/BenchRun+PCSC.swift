@@ -119,7 +119,11 @@ extension BenchRun {
                 "card's own time in process + 10 µs", micro(limit), String(format: "bridge %+.0f µs", (difference.median - own) * 1e6),
                 "≤ own + 10 µs", verdict.rawValue, "", "", "", "",
             ])
-            report.notes.append("\(name): serve − responder = \(micro(difference.median)) per round trip (median of the rounds' differences); the card's own work, in process (\(inProcessName), near-empty card, memory), is \(micro(own)) of it, the vpcd bridge and scheduling the other \(micro(difference.median - own))")
+            var note = "\(name): serve − responder = \(micro(difference.median)) per round trip (median of the rounds' differences); the card's own work, in process (\(inProcessName), near-empty card, memory), is \(micro(own)) of it, the vpcd bridge and scheduling the other \(micro(difference.median - own))"
+            if !isGetInfo, let cold = inProcessSeconds[InProcessSuite.coldAssertionName] {
+                note += "; with every cache emptied before each operation, as when serve wakes for an APDU, the same work takes \(micro(cold)) in process (\(InProcessSuite.coldAssertionName))"
+            }
+            report.notes.append(note)
         }
         let serve = Samples(results.serveStart), responder = Samples(results.responderStart)
         if results.contendedStarts > 0 {

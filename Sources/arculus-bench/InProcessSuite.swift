@@ -112,6 +112,17 @@ struct InProcessSuite {
                 try Self.apduStep(card, try Platform.nfcctapMessage(
                     Platform.getAssertion(clientDataHash: SecureRandom.bytes(32), credentialId: card.credentialId)))
             },
+            // No target and no durability rows: a diagnostic for the pcscd getAssertion row.
+            OperationSpec(name: Self.coldAssertionName, boundDescription: assertionBoundText, bound: signBound,
+                          journalWrites: 0, boundTarget: nil) { card in
+                let step = try Self.apduStep(card, try Platform.nfcctapMessage(
+                    Platform.getAssertion(clientDataHash: SecureRandom.bytes(32), credentialId: card.credentialId)))
+                let sweep = CacheSweep(bytes: 32 << 20)
+                return {
+                    sweep.run()
+                    return try step()
+                }
+            },
             OperationSpec(name: "U2F authenticate (check user presence + sign)", boundDescription: u2fBoundText,
                           bound: signBound, journalWrites: 1, boundTarget: nil) { card in
                 let application = SHA256.hash(Array(Platform.rpId.utf8))
@@ -170,6 +181,11 @@ struct InProcessSuite {
             },
         ]
     }
+
+    /// The getAssertion APDU row with every cache emptied before each operation (untimed): what
+    /// the card costs when it wakes for an APDU after pcscd, the client and the kernel ran, as
+    /// through pcscd (compare the pcscd getAssertion row's serve − responder).
+    static let coldAssertionName = "getAssertion as APDUs, caches cold (32 MiB read between operations, untimed)"
 
     /// The step of an APDU row: `apdu` through `VirtualCard.transmit` (SELECT once first),
     /// following 61xx; it must answer CTAP success + 9000.
@@ -239,6 +255,28 @@ enum Bounds {
             try timed {
                 let peer = try P256PublicKey(x: x, y: y)
                 _ = try cardKey.sharedSecret(with: peer)
+            }
+        }
+    }
+}
+
+/// Reads a buffer larger than the caches, to start the next operation with them cold.
+final class CacheSweep {
+    private var buffer: [UInt8]
+    private var sink: UInt8 = 0
+
+    init(bytes: Int) {
+        buffer = [UInt8](repeating: 1, count: bytes)
+    }
+
+    /// Touches every cache line of the buffer (a read and a write, so no line stays clean).
+    func run() {
+        buffer.withUnsafeMutableBufferPointer { lines in
+            var index = 0
+            while index < lines.count {
+                sink &+= lines[index]
+                lines[index] = sink
+                index += 64
             }
         }
     }
