@@ -17,7 +17,8 @@ import POSIXSupport
 /// the answer, which carries it (four segments per APDU instead of five). An answer leaves in
 /// one `sendmsg`, length and payload together. A read takes all the socket holds, so a command
 /// whose two parts are both there costs one `recv`: per command APDU, one `poll`, one `recv`,
-/// one `sendmsg` and one `setsockopt` when the payload follows at once, four more when it does not.
+/// one `sendmsg` and one `setsockopt` when the payload follows at once; when it does not, three
+/// more: `TCP_QUICKACK` on and off, and a `recv` that blocks for the rest (no second `poll`).
 final class VPCDConnection {
     private(set) var descriptor: Int32
     private var buffer = VPCDReceiveBuffer()
@@ -145,9 +146,16 @@ final class VPCDConnection {
         _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK)
     }
 
+    /// How long a read waits for the rest of a message whose start has come before going back to
+    /// `poll` (which also watches the wake pipe): vpcd sends the payload as soon as the length's
+    /// ACK reaches it, so this passes only with a driver that stops mid-message.
+    static let restOfMessageWait = Duration.milliseconds(50)
+
     private func configure() {
         var one: Int32 = 1
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var wait = timeval(tv_sec: 0, tv_usec: Int(Self.milliseconds(Self.restOfMessageWait)) * 1000)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         rearmQuickAck()
     }
 
@@ -167,23 +175,32 @@ final class VPCDConnection {
         #endif
     }
 
-    /// The next whole message, waiting for it at most until `deadline`.
+    /// The next whole message, waiting for it at most until `deadline` (or, once a message has
+    /// begun, ``restOfMessageWait`` past it).
     func nextMessage(until deadline: ContinuousClock.Instant, wake: WakePipe) -> Input {
+        var restIsComing = false
         while true {
             if let message = buffer.nextMessage() { return .message(message) }
-            switch waitForInput(until: deadline, wake: wake) {
-            case .woken: return .woken
-            case .timedOut: return .timedOut
-            case .readable: break
+            if !restIsComing {
+                switch waitForInput(until: deadline, wake: wake) {
+                case .woken: return .woken
+                case .timedOut: return .timedOut
+                case .readable: break
+                }
             }
+            // The rest of a begun message is read blocking (bounded by SO_RCVTIMEO): it follows
+            // within microseconds, and a poll first would cost a system call per APDU.
+            let flags = restIsComing ? 0 : Int32(MSG_DONTWAIT)
+            restIsComing = false
             let descriptor = descriptor
-            let count = buffer.fill { space in recv(descriptor, space.baseAddress, space.count, Int32(MSG_DONTWAIT)) }
+            let count = buffer.fill { space in recv(descriptor, space.baseAddress, space.count, flags) }
             if count > 0 {
                 if !buffer.holdsWholeMessage {
                     // vpcd holds the payload back until the length is acknowledged: acknowledge
                     // it now, then let the payload's ACK wait for the answer, which carries it.
                     rearmQuickAck()
                     delayAcknowledgements()
+                    restIsComing = true
                 }
                 continue
             }

@@ -281,6 +281,34 @@ struct VPCDBridgeTests {
         #expect(Array(card.events.prefix(2)) == ["on", "off"])
     }
 
+    /// The rest of a begun message is read blocking for at most 50 ms, then through poll again:
+    /// a payload that comes later is still answered, and a stop mid-message still ends at once.
+    @Test func restOfAMessageAfterALongPause() throws {
+        let vpcd = try #require(FakeVPCD())
+        withBridge(vpcd) { _ in
+            #expect(vpcd.accept())
+            vpcd.write([0x00, 0x05, 0x00])
+            usleep(200_000)
+            vpcd.write([0xC0, 0x00, 0x00, 0x00])
+            #expect(vpcd.receive() == [0xC0, 0x90, 0x00])
+        }
+    }
+
+    @Test func stopEndsPromptlyMidMessage() throws {
+        let vpcd = try #require(FakeVPCD())
+        let bridge = VPCDBridge(card: RecordingCard(), endpoint: vpcd.endpoint, options: Self.fast)
+        bridge.start()
+        #expect(vpcd.accept())
+        vpcd.write([0x00, 0x05, 0x00])
+        usleep(100_000)
+        let clock = ContinuousClock()
+        let start = clock.now
+        bridge.stop()
+        bridge.wait()
+        #expect(start.duration(to: clock.now) < .milliseconds(400))
+        #expect(vpcd.waitForClose(timeout: .seconds(1)))
+    }
+
     @Test func stopEndsPromptlyEvenWhileDisconnected() throws {
         let vpcd = try #require(FakeVPCD())
         vpcd.closeListener()
