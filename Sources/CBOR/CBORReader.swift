@@ -94,6 +94,15 @@ public struct CBORReader {
         textBytes().map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Whether the next bytes are exactly `encoded` (an item's whole encoding, such as a text key
+    /// written canonically); reads them if so.
+    public mutating func skip(encoded: [UInt8]) -> Bool {
+        guard bytes.endIndex &- index >= encoded.count,
+              bytes[index..<index &+ encoded.count].elementsEqual(encoded) else { return false }
+        index &+= encoded.count
+        return true
+    }
+
     /// `false` or `true`.
     public mutating func bool() -> Bool? {
         guard index < bytes.endIndex else { return nil }

@@ -56,9 +56,11 @@ extension GetAssertionRequest {
                   pinUvAuthParam: pinUvAuthParam, pinUvAuthProtocol: pinUvAuthProtocol)
     }
 
-    private static let idKey = Array("id".utf8)
-    private static let typeKey = Array("type".utf8)
-    private static let transportsKey = Array("transports".utf8)
+    // The descriptor's keys and usual type, encoded (text heads included).
+    private static let idKey: [UInt8] = [0x62] + Array("id".utf8)
+    private static let typeKey: [UInt8] = [0x64] + Array("type".utf8)
+    private static let transportsKey: [UInt8] = [0x6A] + Array("transports".utf8)
+    private static let publicKeyType: [UInt8] = [0x6A] + Array("public-key".utf8)
 
     /// An array of descriptors, each `{"id": bytes, "type": text}` with optional
     /// `"transports": [text…]`, keys in canonical order.
@@ -68,12 +70,14 @@ extension GetAssertionRequest {
         list.reserveCapacity(count)
         for _ in 0..<count {
             guard let members = reader.mapCount(), members == 2 || members == 3,
-                  reader.textBytes()?.elementsEqual(idKey) == true, let id = reader.byteString(),
-                  reader.textBytes()?.elementsEqual(typeKey) == true, let type = reader.text() else { return nil }
-            var descriptor = CredentialDescriptor(type: type, id: id)
+                  reader.skip(encoded: idKey), let id = reader.byteString(), reader.skip(encoded: typeKey) else { return nil }
+            var descriptor = CredentialDescriptor(id: id)  // type "public-key"
+            if !reader.skip(encoded: publicKeyType) {
+                guard let type = reader.text() else { return nil }
+                descriptor.type = type
+            }
             if members == 3 {
-                guard reader.textBytes()?.elementsEqual(transportsKey) == true,
-                      let transportCount = reader.arrayCount() else { return nil }
+                guard reader.skip(encoded: transportsKey), let transportCount = reader.arrayCount() else { return nil }
                 var transports: [CBORValue] = []
                 for _ in 0..<transportCount {
                     guard let transport = reader.text() else { return nil }
