@@ -38,16 +38,18 @@ struct GetAssertionCommonShapeTests {
     @Test("mutated and cut requests: the direct reading answers only where the tree reads the same", arguments: 0..<6)
     func mutations(index: Int) {
         let body = Self.requests[index].encoded()
-        var random = SplitMix(seed: UInt64(index) &+ 0x9E37)
+        // The card's own seeded stream, so a failing mutation repeats.
+        var stream = CardRandom(.seeded([UInt8(index), 0x9E, 0x37]))
+        func next() -> UInt64 { stream.bytes(8).reduce(0) { $0 << 8 | UInt64($1) } }
         var inputs: [[UInt8]] = (0..<body.count).map { Array(body.prefix($0)) }
         for _ in 0..<3_000 {
             var mutated = body
-            for _ in 0..<(1 + Int(random.next() % 3)) {
-                let position = Int(random.next() % UInt64(mutated.count))
-                switch random.next() % 4 {
-                case 0: mutated[position] ^= UInt8(1 << (random.next() % 8))
-                case 1: mutated[position] = UInt8(truncatingIfNeeded: random.next())
-                case 2: mutated.insert(UInt8(truncatingIfNeeded: random.next()), at: position)
+            for _ in 0..<(1 + Int(next() % 3)) {
+                let position = Int(next() % UInt64(mutated.count))
+                switch next() % 4 {
+                case 0: mutated[position] ^= UInt8(1 << (next() % 8))
+                case 1: mutated[position] = UInt8(truncatingIfNeeded: next())
+                case 2: mutated.insert(UInt8(truncatingIfNeeded: next()), at: position)
                 default: mutated.remove(at: position)
                 }
                 if mutated.isEmpty { mutated = [0xA0] }
@@ -102,15 +104,3 @@ struct GetAssertionCommonShapeTests {
     }
 }
 
-/// A small seeded generator, so a failing mutation repeats.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -294,6 +294,15 @@ struct VPCDBridgeTests {
         }
     }
 
+    /// How long `stop()` then `wait()` take.
+    static func timeToStop(_ bridge: VPCDBridge) -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        bridge.stop()
+        bridge.wait()
+        return start.duration(to: clock.now)
+    }
+
     @Test func stopEndsPromptlyMidMessage() throws {
         let vpcd = try #require(FakeVPCD())
         let bridge = VPCDBridge(card: RecordingCard(), endpoint: vpcd.endpoint, options: Self.fast)
@@ -301,11 +310,7 @@ struct VPCDBridgeTests {
         #expect(vpcd.accept())
         vpcd.write([0x00, 0x05, 0x00])
         usleep(100_000)
-        let clock = ContinuousClock()
-        let start = clock.now
-        bridge.stop()
-        bridge.wait()
-        #expect(start.duration(to: clock.now) < .milliseconds(400))
+        #expect(Self.timeToStop(bridge) < .milliseconds(400))
         #expect(vpcd.waitForClose(timeout: .seconds(1)))
     }
 
@@ -316,11 +321,7 @@ struct VPCDBridgeTests {
         let bridge = VPCDBridge(card: RecordingCard(), endpoint: vpcd.endpoint, options: .init(), trace: trace.hook)
         bridge.start()
         usleep(200_000)
-        let clock = ContinuousClock()
-        let start = clock.now
-        bridge.stop()
-        bridge.wait()
-        #expect(start.duration(to: clock.now) < .milliseconds(400))
+        #expect(Self.timeToStop(bridge) < .milliseconds(400))
         #expect(trace.stopped)
     }
 

@@ -20,13 +20,13 @@ extension Authenticator {
     /// builds check every kept answer against a new one, so a member that comes to depend on
     /// something else shows up in the tests.
     mutating func encodedInfo() -> [UInt8] {
+        if profile.persistentCredentialManagement && state.persistentToken != nil {
+            return CBOREncoder.encode(getInfo().encoded())
+        }
         let inputs = InfoInputs(
             isPINSet: state.isPINSet, alwaysUv: state.alwaysUv,
             enterpriseAttestationEnabled: state.enterpriseAttestationEnabled, forcePINChange: state.forcePINChange,
             minPINLength: state.effectiveMinPINLength, remainingDiscoverableCredentials: remainingDiscoverableCredentials)
-        if profile.persistentCredentialManagement && state.persistentToken != nil {
-            return CBOREncoder.encode(getInfo().encoded())
-        }
         if let kept = infoCache, kept.inputs == inputs {
             assert(kept.body == CBOREncoder.encode(getInfo().encoded()), "getInfo changed with a value InfoInputs does not hold")
             return kept.body
