@@ -9,6 +9,9 @@ let package = Package(
         // Every module a user is told to import (README); a dependent package can use only these.
         .library(name: "ArculusCard", targets: ["ArculusCard"]),
         .library(name: "ArculusSDK", targets: ["ArculusSDK"]),
+        // The SDK as a drop-in for the vendor's framework: `import ArculusFidoSDKFramework`, then
+        // `ArculusFido()` finds a card (a PC/SC reader's, or an in-process emulated one).
+        .library(name: "ArculusFidoSDKFramework", targets: ["ArculusFidoSDKFramework"]),
         .library(name: "CTAPClient", targets: ["CTAPClient"]),
         .library(name: "Transcript", targets: ["Transcript"]),
         .library(name: "PCSC", targets: ["PCSC"]),
@@ -41,11 +44,14 @@ let package = Package(
         .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "CTAPClient", dependencies: ["CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
+        // Where host and card may meet: the SDK's connectors for a PC/SC reader and for the
+        // in-process card, and the `ArculusFido()` that finds one.
+        .target(name: "ArculusFidoSDKFramework", dependencies: ["ArculusSDK", "ArculusCard", "CTAPClient", "PCSC", "FIDOWire"]),
         .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "FIDOWire", "POSIXSupport", "JSONSupport"]),
         .executableTarget(
             name: "arculus-card",
             dependencies: [
-                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK",
+                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK", "ArculusFidoSDKFramework",
                 "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport", "JSONSupport",
             ]
         ),
@@ -60,7 +66,8 @@ let package = Package(
         .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire"]),
         .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
-        .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "CTAPClient", "ArculusCard", "PCSC", "CBOR", "CardCrypto", "FIDOWire"]),
+        .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "CTAPClient", "ArculusCard", "PCSC", "CBOR",
+                                                            "CardCrypto", "FIDOWire"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire"]),
         .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire"]),

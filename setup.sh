@@ -47,7 +47,8 @@ packages=(libssl-dev libpcsclite-dev pcscd vsmartcard-vpcd pkg-config)
 python_packages=()
 if [[ "$tests" == true ]]; then
     packages+=(opensc pcsc-tools)
-    python_packages=("fido2==2.2.1" "pyscard==2.3.1" "pytest>=8")
+    # webauthn (py_webauthn): the WebAuthn library the flow tests' FIDO2 server verifies with.
+    python_packages=("fido2==2.2.1" "pyscard==2.3.1" "pytest>=8" "webauthn==3.0.1")
 fi
 
 missing=()
@@ -63,7 +64,7 @@ fi
 if ((${#python_packages[@]})); then
     if ! python3 - <<'PY' 2>/dev/null
 import importlib.metadata as m
-assert m.version("fido2") == "2.2.1" and m.version("pyscard") == "2.3.1"
+assert m.version("fido2") == "2.2.1" and m.version("pyscard") == "2.3.1" and m.version("webauthn") == "3.0.1"
 import pytest  # noqa: F401
 PY
     then

@@ -109,8 +109,8 @@ public final class ArculusBackendClient: Sendable {
         }
         let answer = try await http.post(url, .object(body), during: operation, what: what, cookieHeader: cookies)
         guard case .object(var members) = answer.json else {
-            throw ArculusFidoError(.unknown, during: operation,
-                                   "\(what): the backend answered HTTP \(answer.status) without JSON: \(answer.text.prefix(200))",
+            let body = answer.text.allSatisfy(\.isWhitespace) ? "with an empty body" : "without JSON: \(answer.text.prefix(200))"
+            throw ArculusFidoError(.unknown, during: operation, "\(what): the backend answered HTTP \(answer.status) \(body)",
                                    httpStatus: answer.status)
         }
         members["httpStatus"] = .int(answer.status)

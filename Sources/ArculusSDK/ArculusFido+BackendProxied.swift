@@ -5,10 +5,12 @@ extension ArculusFido {
     /// The backend-proxied registration, as the sample app runs it:
     ///
     /// 1. phase 1 at the backend (``ArculusBackendClient/registerBegin(username:displayName:rpId:)``):
-    ///    the challenge, the RP ID the FIDO2 server expects (`fidoServerResponse.rp.id`), the
-    ///    origin for clientDataJSON (`fido2ServerOrigin`) and the server's session cookies;
+    ///    the challenge, the RP ID the FIDO2 server expects (`fidoServerResponse.rp.id`), its
+    ///    `user.id`, the attestation it asks for, the origin for clientDataJSON
+    ///    (`fido2ServerOrigin`) and the server's session cookies;
     /// 2. phase 2 on the card, as
-    ///    ``registerCardOnly(pin:username:displayName:rpId:challenge:origin:allowRPIDMismatch:)``;
+    ///    ``registerCardOnly(pin:username:displayName:rpId:challenge:origin:userId:allowRPIDMismatch:)``
+    ///    with the server's `user.id` (and a `none` attestation when the server asked for none);
     /// 3. phase 3 at the backend with the card's response and the cookies.
     ///
     /// When phase 3 is refused, the credential is deleted from the card again (rollback) and the
@@ -22,13 +24,18 @@ extension ArculusFido {
         let name = displayName.isEmpty ? username : displayName
         let begin = try await backend.registerBegin(username: username, displayName: name, rpId: rpId, during: operation)
         let (server, origin) = try Self.phaseOne(begin, operation: operation)
-        let (challengeBytes, serverRP) = try ServerCheck(operation: operation, source: "the backend's fidoServerResponse")
-            .signing(server, rpField: "rp.id", fallback: rpId, origin: origin, originName: "fido2ServerOrigin", allowMismatch: allowRPIDMismatch)
+        let check = ServerCheck(operation: operation, source: "the backend's fidoServerResponse")
+        let (challengeBytes, serverRP) = try check.signing(server, rpField: "rp.id", fallback: rpId, origin: origin,
+                                                           originName: "fido2ServerOrigin", allowMismatch: allowRPIDMismatch)
 
+        let handle = try server["user"]?["id"]?.stringValue.map { (text: String) throws(ArculusFidoError) in try check.userHandle(text) }
+            ?? CardOperations.userHandle(for: username)
+        let conveyance = try check.attestationConveyance(server["attestation"])
         let clientData = ClientDataJSON(type: "webauthn.create", challenge: challengeBytes, origin: origin)
-        let user = UserEntity(id: CardOperations.userHandle(for: username), name: username, displayName: name)
-        let result = try await register(operation, pin: pin, relyingParty: RelyingPartyEntity(id: serverRP, name: serverRP),
-                                        user: user, clientData: clientData)
+        let user = UserEntity(id: handle, name: username, displayName: name)
+        let made = try await register(operation, pin: pin, relyingParty: RelyingPartyEntity(id: serverRP, name: server["rp"]?["name"]?.stringValue ?? serverRP),
+                                      user: user, clientData: clientData)
+        let result = conveyance == "none" ? made.withNoneAttestation() : made
         let cardResponseData = CardResponseJSON.registration(result, clientData: clientData)
 
         let complete = try await backend.registerComplete(username: username, cardResponseData: cardResponseData, during: operation)
@@ -90,8 +97,10 @@ extension ArculusFido {
     /// The FIDO2 server's options and the origin from a phase 1 answer; a refusal is an error.
     private static func phaseOne(_ begin: JSONValue, operation: ArculusFidoOperation) throws(ArculusFidoError) -> (JSONValue, WebOrigin) {
         if let refusal = backendRefusal(begin) {
-            throw ArculusFidoError(.unknown, during: operation, "the backend could not start: \(refusal)",
-                                   httpStatus: begin["httpStatus"]?.intValue)
+            let status = begin["httpStatus"]?.intValue
+            let unknownUser = operation == .authenticateViaBackend && ServerCheck.isUnknownUser(refusal, status: status)
+            throw ArculusFidoError(unknownUser ? .userNotFound : .unknown, during: operation, "the backend could not start: \(refusal)",
+                                   httpStatus: status)
         }
         guard let server = begin["fidoServerResponse"] else {
             throw ArculusFidoError(.unknown, during: operation, "the backend's answer has no fidoServerResponse")
@@ -103,11 +112,15 @@ extension ArculusFido {
         return (server["publicKey"] ?? server, origin)
     }
 
-    /// Why a backend answer is a refusal (`status` other than success; the message from
-    /// `message`, `errorMessage` or `error`), or nil.
+    /// Why a backend answer is a refusal (`status` other than success, or an HTTP error), with
+    /// the reason from wherever the servlet put it: `error` (the sample servlet's), `message` or
+    /// `errorMessage` (what the sample app reads); nil for a success.
     private static func backendRefusal(_ answer: JSONValue) -> String? {
-        guard answer["status"]?.stringValue?.lowercased() != "success" else { return nil }
-        return answer["error"]?.stringValue ?? answer["message"]?.stringValue ?? answer["errorMessage"]?.stringValue
-            ?? "status \(answer["status"]?.stringValue ?? "missing")"
+        let http = answer["httpStatus"]?.intValue ?? 200
+        let status = answer["status"]?.stringValue
+        guard status?.lowercased() != "success" || !(200..<300).contains(http) else { return nil }
+        let reason = answer["error"]?.stringValue ?? answer["message"]?.stringValue ?? answer["errorMessage"]?.stringValue
+            ?? "status \(status.map { "'\($0)'" } ?? "missing")"
+        return (200..<300).contains(http) ? reason : "HTTP \(http): \(reason)"
     }
 }

@@ -6,20 +6,27 @@ import JSONSupport
 extension ArculusFido {
     /// Registers a discoverable credential for `username` at `rpId` over a challenge a backend
     /// obtained (phase 2 of the backend-proxied flow) and returns the registration response JSON
-    /// the backend forwards to its FIDO2 server: `id`, `rawId`, `type`, `response.clientDataJSON`
-    /// (built from `challenge` and `origin`), `response.attestationObject`, base64url.
+    /// the backend forwards to its FIDO2 server, WebAuthn Level 3's `toJSON()` form
+    /// (``CardResponseJSON``): `id`, `rawId`, `type`, `authenticatorAttachment`,
+    /// `clientExtensionResults`, and `response` with `clientDataJSON` (built from `challenge`
+    /// and `origin`), `authenticatorData`, `transports`, `publicKey`, `publicKeyAlgorithm`,
+    /// `attestationObject`; bytes in base64url.
     ///
-    /// The user handle is the UTF-8 `username` (its SHA-256 when longer than 64 bytes); the name
-    /// and display name stored on the card are cut to 64 bytes. `rpId` must be the host of
-    /// `origin` or a registrable suffix of it, as browsers require, unless `allowRPIDMismatch`.
+    /// The user handle is `userId` when given (the server's `user.id`, base64url), else the UTF-8
+    /// `username` (its SHA-256 when longer than 64 bytes): the sample apps pass no user ID, so a
+    /// server that checks `userHandle` at authentication must accept that value. The name and
+    /// display name stored on the card are cut to 64 bytes. `rpId` must be the host of `origin`
+    /// or a registrable suffix of it, as browsers require, unless `allowRPIDMismatch`. The
+    /// challenge may be base64url or standard base64 (`base64EncodedString()`).
     public func registerCardOnly(pin: String, username: String, displayName: String, rpId: String,
-                                 challenge: String, origin: String,
+                                 challenge: String, origin: String, userId: String? = nil,
                                  allowRPIDMismatch: Bool = false) async throws(ArculusFidoError) -> String {
-        let (challengeBytes, webOrigin) = try InputCheck(operation: .registerCardOnly).cardOnly(
+        let check = InputCheck(operation: .registerCardOnly)
+        let (challengeBytes, webOrigin) = try check.cardOnly(
             pin: pin, username: username, rpId: rpId, challenge: challenge, origin: origin, allowMismatch: allowRPIDMismatch)
+        let handle = try userId.map { (text: String) throws(ArculusFidoError) in try check.userHandle(text) } ?? CardOperations.userHandle(for: username)
         let clientData = ClientDataJSON(type: "webauthn.create", challenge: challengeBytes, origin: webOrigin)
-        let user = UserEntity(id: CardOperations.userHandle(for: username), name: username,
-                              displayName: displayName.isEmpty ? username : displayName)
+        let user = UserEntity(id: handle, name: username, displayName: displayName.isEmpty ? username : displayName)
         let result = try await register(.registerCardOnly, pin: pin, relyingParty: RelyingPartyEntity(id: rpId, name: rpId),
                                         user: user, clientData: clientData)
         return CardResponseJSON.registration(result, clientData: clientData).text
@@ -37,8 +44,10 @@ extension ArculusFido {
 
     /// Signs the backend's authentication challenge (phase 2), with the options shaped as the
     /// samples' `createOptionsResponseFromBackend` makes them, and returns the authentication
-    /// response JSON: `id`, `rawId`, `type`, `response.clientDataJSON`,
-    /// `response.authenticatorData`, `response.signature`, `response.userHandle`.
+    /// response JSON (WebAuthn Level 3's `toJSON()` form): `id`, `rawId`, `type`,
+    /// `authenticatorAttachment`, `clientExtensionResults`, `response.clientDataJSON`,
+    /// `response.authenticatorData`, `response.signature`, and `response.userHandle` when the
+    /// card returned one.
     ///
     /// With an empty allow list the card's discoverable credentials for the RP are searched for
     /// `username`'s (603 User Not Found when none is). The RP ID (`optionsResponse.rpId`, else

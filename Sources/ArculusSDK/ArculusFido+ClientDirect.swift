@@ -2,25 +2,27 @@ import CTAPClient
 import FIDOWire
 import JSONSupport
 
+/// The client-direct flows: the app talks to a FIDO2 server that speaks the FIDO Alliance's
+/// conformance server API (the vendor's `fidoapi/certify/…` endpoints have its shape), in the
+/// members its text names:
+///
+/// | step | what the SDK sends | what it reads |
+/// | --- | --- | --- |
+/// | registration options | `username`, `displayName`, `authenticatorSelection`, `attestation` | `rp`, `user`, `challenge`, `pubKeyCredParams`, `excludeCredentials`, `attestation` |
+/// | registration result | `id`, `type`, `response.{clientDataJSON, attestationObject}`, `getClientExtensionResults` (+ `registrationInfo` when given) | `status`, `errorMessage` |
+/// | assertion options | `username`, `userVerification` | `challenge`, `rpId`, `allowCredentials` |
+/// | assertion result | `id`, `type`, `response.{clientDataJSON, authenticatorData, signature, userHandle}`, `getClientExtensionResults` | `status`, `errorMessage` |
+///
+/// The server's session cookie is carried from options to result.
 extension ArculusFido {
-    /// The client-direct registration: the app talks to the FIDO2 server itself.
-    ///
-    /// 1. taps the card (SELECT, getInfo) and, with `resetDevice`, erases it and sets `pin`;
-    /// 2. POSTs `{username, displayName}` to the server's registration begin endpoint;
-    /// 3. the card makes a discoverable credential over the server's options (RP, user handle,
-    ///    challenge, excluded credentials), with clientDataJSON for the server's origin;
-    /// 4. POSTs the registration response (plus `username`, and `registrationInfo` when given) to
-    ///    the complete endpoint, with the cookies of step 2 so the server finds its session.
-    ///
-    /// When the server refuses the result the new credential is deleted from the card again, so
-    /// card and server stay in step. Returns the server's final answer (JSON text).
-    public func registerUser(fidoServer: ArculusFidoServer, pin: String, username: String, displayName: String,
-                             relyingParty: String, resetDevice: Bool = false, registrationInfo: String? = nil,
-                             allowRPIDMismatch: Bool = false) async throws(ArculusFidoError) -> String {
+    /// The client-direct registration (see ``ArculusFidoThrowing/registerUser(fidoServer:pin:username:displayName:relyingParty:resetDevice:registrationInfo:allowRPIDMismatch:)``).
+    func clientDirectRegistration(fidoServer: ArculusFidoServer, pin: String, username: String, displayName: String,
+                                  relyingParty: String, resetDevice: Bool, registrationInfo: String?,
+                                  allowRPIDMismatch: Bool) async throws(ArculusFidoError) -> ArculusFidoServerResult {
         let operation = ArculusFidoOperation.registerUser
         let serverOrigin = try Self.checkFlowInputs(operation, fidoServer: fidoServer, pin: pin, newPIN: resetDevice,
                                                     username: username, relyingParty: relyingParty)
-        return try await withCard(operation) { session throws(ArculusFidoError) -> String in
+        return try await withCard(operation) { session throws(ArculusFidoError) -> ArculusFidoServerResult in
             if resetDevice {
                 try await session.perform { client, operation throws(ArculusFidoError) in
                     try CardOperations.reset(client, newPIN: pin, operation)
@@ -28,7 +30,7 @@ extension ArculusFido {
             }
             let http = HTTPExchange(timeout: fidoServer.timeout)
             let begin = try await http.post(try fidoServer.url(fidoServer.registrationBeginEndpoint, during: operation),
-                                            .object(["username": .string(username), "displayName": .string(displayName)]),
+                                            fidoServer.creationOptionsRequest(username: username, displayName: displayName),
                                             during: operation, what: "registration begin")
             let options = try Self.serverOptions(begin, what: "the registration options", operation: operation)
             let server = ServerCheck(operation: operation, source: "the FIDO2 server's registration options")
@@ -44,18 +46,18 @@ extension ArculusFido {
                 throw ArculusFidoError(.unknown, during: operation, "the server accepts algorithms \(algorithms); the card signs with ES256 (-7) only")
             }
             let excluded = try server.credentials(options["excludeCredentials"], field: "excludeCredentials")
+            let conveyance = try server.attestationConveyance(options["attestation"])
             let clientData = ClientDataJSON(type: "webauthn.create", challenge: challengeBytes, origin: serverOrigin)
 
-            let result = try await session.perform { client, operation throws(ArculusFidoError) in
+            try ArculusFidoError.throwIfCancelled(during: operation)
+            let made = try await session.perform { client, operation throws(ArculusFidoError) in
                 try CardOperations.register(
                     client, pin: pin, relyingParty: RelyingPartyEntity(id: rpID, name: rpName),
                     user: UserEntity(id: userHandle, name: userName, displayName: userDisplayName),
                     clientData: clientData, excludeList: excluded, operation)
             }
-            guard case .object(var body) = CardResponseJSON.registration(result, clientData: clientData) else {
-                preconditionFailure("a registration response is an object")
-            }
-            body["username"] = .string(username)
+            let result = conveyance == "none" ? made.withNoneAttestation() : made
+            var body = CardResponseJSON.conformanceRegistration(result, clientData: clientData)
             if let registrationInfo { body["registrationInfo"] = .string(registrationInfo) }
             let complete = try await http.post(try fidoServer.url(fidoServer.registrationCompleteEndpoint, during: operation),
                                                .object(body), during: operation, what: "registration result")
@@ -72,30 +74,24 @@ extension ArculusFido {
                 throw ArculusFidoError(.unknown, during: operation, "the FIDO2 server refused the registration: \(refusal)" + rollback,
                                        httpStatus: complete.status)
             }
-            return complete.text
+            return ArculusFidoServerResult(credentialId: Base64URL.encode(result.credentialID), serverResponse: complete.json,
+                                           httpStatus: complete.status)
         }
     }
 
-    /// The client-direct authentication: taps the card, POSTs `{username, displayName}` to the
-    /// authentication begin endpoint, lets the card sign the server's challenge over its allowed
-    /// credentials (602 when the card holds none of them), and POSTs the authentication response
-    /// (plus `username`) to the complete endpoint with the session cookies. Returns the server's
-    /// final answer (JSON text).
-    public func authenticateUser(fidoServer: ArculusFidoServer, pin: String, username: String, displayName: String,
-                                 relyingParty: String, allowRPIDMismatch: Bool = false) async throws(ArculusFidoError) -> String {
+    /// The client-direct authentication (see ``ArculusFidoThrowing/authenticateUser(fidoServer:pin:username:displayName:relyingParty:allowRPIDMismatch:)``).
+    func clientDirectAuthentication(fidoServer: ArculusFidoServer, pin: String, username: String,
+                                    relyingParty: String, allowRPIDMismatch: Bool) async throws(ArculusFidoError) -> ArculusFidoServerResult {
         let operation = ArculusFidoOperation.authenticateUser
         let serverOrigin = try Self.checkFlowInputs(operation, fidoServer: fidoServer, pin: pin, newPIN: false,
                                                     username: username, relyingParty: relyingParty)
-        return try await withCard(operation) { session throws(ArculusFidoError) -> String in
+        return try await withCard(operation) { session throws(ArculusFidoError) -> ArculusFidoServerResult in
             let http = HTTPExchange(timeout: fidoServer.timeout)
             let begin = try await http.post(try fidoServer.url(fidoServer.authorizationBeginEndpoint, during: operation),
-                                            .object(["username": .string(username), "displayName": .string(displayName)]),
+                                            fidoServer.getOptionsRequest(username: username),
                                             during: operation, what: "authentication begin")
             if let refusal = Self.refusal(begin) {
-                let lowered = refusal.lowercased()
-                let unknownUser = begin.status == 404 || ["not found", "does not exist", "unknown user", "no such user", "not registered"]
-                    .contains { lowered.contains($0) }
-                throw ArculusFidoError(unknownUser ? .userNotFound : .unknown, during: operation,
+                throw ArculusFidoError(ServerCheck.isUnknownUser(refusal, status: begin.status) ? .userNotFound : .unknown, during: operation,
                                        "the FIDO2 server refused to start an authentication for '\(username)': \(refusal)",
                                        httpStatus: begin.status)
             }
@@ -105,21 +101,20 @@ extension ArculusFido {
                                                             originName: "the server's origin", allowMismatch: allowRPIDMismatch)
             let allowed = try server.credentials(options["allowCredentials"], field: "allowCredentials")
             let clientData = ClientDataJSON(type: "webauthn.get", challenge: challengeBytes, origin: serverOrigin)
+            try ArculusFidoError.throwIfCancelled(during: operation)
             let assertion = try await session.perform { client, operation throws(ArculusFidoError) in
                 try CardOperations.authenticate(client, pin: pin, rpID: rpID, clientDataHash: clientData.hash,
                                                 allowList: allowed, username: username, operation)
             }
-            guard case .object(var body) = CardResponseJSON.authentication(assertion, clientData: clientData) else {
-                preconditionFailure("an authentication response is an object")
-            }
-            body["username"] = .string(username)
+            let body = CardResponseJSON.conformanceAuthentication(assertion, clientData: clientData)
             let complete = try await http.post(try fidoServer.url(fidoServer.authorizationCompleteEndpoint, during: operation),
                                                .object(body), during: operation, what: "authentication result")
             if let refusal = Self.refusal(complete) {
                 throw ArculusFidoError(.unknown, during: operation, "the FIDO2 server refused the authentication: \(refusal)",
                                        httpStatus: complete.status)
             }
-            return complete.text
+            return ArculusFidoServerResult(credentialId: Base64URL.encode(assertion.credential.id), serverResponse: complete.json,
+                                           httpStatus: complete.status)
         }
     }
 
@@ -149,13 +144,15 @@ extension ArculusFido {
         return answer.json["publicKey"] ?? answer.json
     }
 
-    /// Why a server or backend answer is a refusal, or nil when it is a success: an HTTP error, a
-    /// body that is not a JSON object, `status` other than ok/success, or an `error` member.
+    /// Why a server answer is a refusal, or nil when it is a success: an HTTP error, an empty
+    /// body or one that is not a JSON object, `status` other than ok/success, or an `error`
+    /// member; the reason from `errorMessage` (the conformance API's), `error` or `message`.
     static func refusal(_ answer: HTTPExchange.Answer) -> String? {
         let message = answer.json["errorMessage"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             ?? answer.json["error"]?.stringValue
             ?? answer.json["message"]?.stringValue
         guard answer.json.objectValue != nil else {
+            if answer.text.allSatisfy(\.isWhitespace) { return "HTTP \(answer.status) with an empty body (no JSON)" }
             return "HTTP \(answer.status), not JSON: \(answer.text.prefix(200))"
         }
         if !(200..<300).contains(answer.status) {

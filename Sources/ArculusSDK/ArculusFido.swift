@@ -7,38 +7,48 @@ import Dispatch
 /// (`registerUser`/`authenticateUser` against a FIDO2 server; the backend-proxied 3-phase flow).
 ///
 /// ```swift
-/// let arculusFido = ArculusFido(card: readerConnector)
-/// try await arculusFido.setPin(pin: "123456")
+/// let arculusFido = ArculusFido(card: connector)          // ArculusFidoSDKFramework: ArculusFido()
+/// let result = await arculusFido.setPin(pin: "123456")   // "PIN set", or the error's text
 /// let cardResponse = try await arculusFido.registerCardOnly(
 ///     pin: "123456", username: "alice@example.com", displayName: "Alice",
 ///     rpId: "example.com", challenge: challenge, origin: "https://example.com")
 /// ```
 ///
-/// Every operation taps the card once (``CardConnector/connect()``), runs on the SDK's card
-/// queue, and throws ``ArculusFidoError`` with the vendor SDK's code (600 Tag Lost … 609).
-/// Unlike the samples' non-throwing calls, failures are thrown, not returned as text: write
-/// `try await` where the samples write `await`.
+/// As in the samples, `setPin`, `changePin`, `registerUser` and `authenticateUser` never throw:
+/// they return what happened in words an alert can show (the error's text with its vendor code
+/// when it failed). ``throwing`` has the same four with typed results and typed errors. The
+/// card-only operations throw ``ArculusFidoError`` with the vendor SDK's code (600 Tag Lost …
+/// 609), which is a `LocalizedError`.
 ///
-/// Every value passed in is checked before the card is tapped (RP IDs, origins and whether they
-/// fit, challenges, credential IDs, user names, PINs; the rules are ``InputCheck``'s): a
-/// caller's mistake is code 700 Invalid Input with ``ArculusFidoError/input`` saying which
-/// parameter and why, and the card is left untouched.
+/// Every operation taps the card once (``CardConnector/connect()``), waits for it at most
+/// ``timeouts``, and stops waiting when its task is cancelled (701 Cancelled). Every value
+/// passed in is checked before the card is tapped (RP IDs, origins and whether they fit,
+/// challenges, credential IDs, user names, PINs; the rules are ``InputCheck``'s): a caller's
+/// mistake is code 700 Invalid Input with ``ArculusFidoError/input`` saying which parameter and
+/// why, and the card is left untouched.
 public final class ArculusFido: Sendable {
     /// How operations reach the card.
     public let card: any CardConnector
-    /// Card I/O is serialised here (card transports are not thread-safe).
+    /// How long operations wait for the card.
+    public let timeouts: CardTimeouts
+    /// The CTAP client runs here (it is synchronous and not thread-safe).
     let cardQueue = DispatchQueue(label: "ArculusSDK.card")
 
-    /// An SDK over the card `card` connects to.
-    public init(card: any CardConnector) {
+    /// An SDK over the card `card` connects to, waiting for it as `timeouts` say.
+    public init(card: any CardConnector, timeouts: CardTimeouts = CardTimeouts()) {
         self.card = card
+        self.timeouts = timeouts
     }
+
+    /// `setPin`, `changePin`, `registerUser` and `authenticateUser` with typed results, throwing
+    /// ``ArculusFidoError``: `try await arculusFido.throwing.setPin(pin: "123456")`.
+    public var throwing: ArculusFidoThrowing { ArculusFidoThrowing(sdk: self) }
 
     /// Runs `body` with one tap of the card for `operation`, and closes the session afterwards
     /// whatever happened.
     func withCard<T: Sendable>(_ operation: ArculusFidoOperation,
                                _ body: (CardSession) async throws(ArculusFidoError) -> T) async throws(ArculusFidoError) -> T {
-        let session = try await CardSession.open(card, queue: cardQueue, operation: operation)
+        let session = try await CardSession.open(card, queue: cardQueue, operation: operation, timeouts: timeouts)
         do {
             let value = try await body(session)
             await session.close()
@@ -47,35 +57,6 @@ public final class ArculusFido: Sendable {
             await session.close()
             throw error
         }
-    }
-
-    // MARK: - PIN
-
-    /// Sets the card's first PIN ("6+ digit" in the vendor's words; at least 4 characters and at
-    /// most 63 bytes, or the card's own minimum from getInfo if higher). Returns a confirmation.
-    @discardableResult
-    public func setPin(pin: String) async throws(ArculusFidoError) -> String {
-        try InputCheck(operation: .setPin).pin(pin, isNew: true)
-        try await withCard(.setPin) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                try CardOperations.setPIN(client, pin, operation)
-            }
-        }
-        return "PIN set"
-    }
-
-    /// Changes the PIN. A wrong `oldPin` costs one of the card's PIN attempts (608).
-    @discardableResult
-    public func changePin(oldPin: String, newPin: String) async throws(ArculusFidoError) -> String {
-        let check = InputCheck(operation: .changePin)
-        try check.pin(oldPin, .oldPin)
-        try check.pin(newPin, .newPin, isNew: true)
-        try await withCard(.changePin) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                try CardOperations.changePIN(client, from: oldPin, to: newPin, operation)
-            }
-        }
-        return "PIN changed"
     }
 
     // MARK: - Credential management and reset

@@ -6,7 +6,9 @@ extension ArculusFidoError {
     ///
     /// | client error | code |
     /// | --- | --- |
-    /// | the transport lost the card | 600 Tag Lost |
+    /// | the transport lost the card, or no card was presented in time | 600 Tag Lost |
+    /// | the task was cancelled | 701 Cancelled |
+    /// | the card did not answer in time | 607 Transmit Failed |
     /// | any other transport failure, an unexpected status word, a garbled answer, endless 9100 | 607 Transmit Failed |
     /// | `CTAP2_ERR_NO_CREDENTIALS` | 602 No Credentials |
     /// | `CTAP2_ERR_KEY_STORE_FULL` | 606 Keystore Full |
@@ -20,6 +22,10 @@ extension ArculusFidoError {
         switch error {
         case .transport(.cardRemoved(let reason)):
             self.init(.tagLost, during: operation, "the card left the reader (\(reason)); hold it on the reader and try again")
+        case .transport(.cancelled):
+            self.init(.cancelled, during: operation, "cancelled; the SDK stopped waiting for the card")
+        case .transport(.timedOut(let reason)):
+            self.init(.transmitFailed, during: operation, "\(reason); hold the card still on the reader and try again")
         case .transport(let failure):
             self.init(.transmitFailed, during: operation, "the card cannot be reached: \(failure)")
         case .unexpectedStatusWord, .malformedResponse, .stillProcessing:

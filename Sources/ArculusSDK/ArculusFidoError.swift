@@ -1,5 +1,6 @@
 import CTAPClient
 import FIDOWire
+import Foundation
 import JSONSupport
 
 /// An SDK operation that failed: the vendor SDK's code and a message a person can act on, plus
@@ -11,8 +12,9 @@ import JSONSupport
 ///
 /// The message names the operation and its advice names other operations in Swift's terms
 /// (``message``); the command line prints the same error in its own (``text(_:)`` with its
-/// ``ArculusFidoNaming``).
-public struct ArculusFidoError: Error, Equatable, Sendable, CustomStringConvertible {
+/// ``ArculusFidoNaming``). It is a `LocalizedError` whose `errorDescription` is the whole text,
+/// code first, so the sample apps' `"Error: \(error.localizedDescription)"` names the cause.
+public struct ArculusFidoError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// The vendor SDK code (or ``ArculusFidoErrorCode/invalidInput`` for a caller's mistake).
     public let code: ArculusFidoErrorCode
     /// The operation that failed; nil for an error made without one.
@@ -27,24 +29,28 @@ public struct ArculusFidoError: Error, Equatable, Sendable, CustomStringConverti
     public let httpStatus: Int?
     /// The caller's mistake, when the code is ``ArculusFidoErrorCode/invalidInput``.
     public let input: ArculusFidoInputError?
+    /// The network failure behind the error, when a server could not be reached or did not
+    /// answer in time (`URLError.timedOut`, `.cannotConnectToHost`, …).
+    public let urlError: URLError?
 
     /// An error of `operation` with `code` and `detail`, and what the card or server said.
     public init(_ code: ArculusFidoErrorCode, during operation: ArculusFidoOperation?, _ detail: ArculusFidoMessage,
-                ctapStatus: CTAPStatus? = nil, pinRetries: Int? = nil, httpStatus: Int? = nil) {
+                ctapStatus: CTAPStatus? = nil, pinRetries: Int? = nil, httpStatus: Int? = nil, urlError: URLError? = nil) {
         self.code = code
         self.operation = operation
         self.detail = detail
         self.ctapStatus = ctapStatus
         self.pinRetries = pinRetries
         self.httpStatus = httpStatus
+        self.urlError = urlError
         input = nil
     }
 
     /// An error with `code` and a whole `message` of plain text.
     public init(_ code: ArculusFidoErrorCode, _ message: String, ctapStatus: CTAPStatus? = nil,
-                pinRetries: Int? = nil, httpStatus: Int? = nil) {
+                pinRetries: Int? = nil, httpStatus: Int? = nil, urlError: URLError? = nil) {
         self.init(code, during: nil, ArculusFidoMessage(stringLiteral: message), ctapStatus: ctapStatus,
-                  pinRetries: pinRetries, httpStatus: httpStatus)
+                  pinRetries: pinRetries, httpStatus: httpStatus, urlError: urlError)
     }
 
     /// The error for a caller's mistake (code 700 Invalid Input).
@@ -55,7 +61,15 @@ public struct ArculusFidoError: Error, Equatable, Sendable, CustomStringConverti
         ctapStatus = nil
         pinRetries = nil
         httpStatus = nil
+        urlError = nil
         self.input = input
+    }
+
+    /// 701 Cancelled when the current task is cancelled.
+    static func throwIfCancelled(during operation: ArculusFidoOperation?) throws(ArculusFidoError) {
+        if Task.isCancelled {
+            throw ArculusFidoError(.cancelled, during: operation, "cancelled before it was finished")
+        }
     }
 
     /// `operation: detail`, names kept.
@@ -73,11 +87,15 @@ public struct ArculusFidoError: Error, Equatable, Sendable, CustomStringConverti
     /// `608 Get PIN Token Failed: <message>`.
     public var description: String { "\(code): \(message)" }
 
+    /// The whole text, as ``description``: what `localizedDescription` gives an alert.
+    public var errorDescription: String? { description }
+
     /// Equal when a Swift caller sees the same: code, message, what the card and server said, and
     /// the input mistake.
     public static func == (left: ArculusFidoError, right: ArculusFidoError) -> Bool {
         left.code == right.code && left.message == right.message && left.ctapStatus == right.ctapStatus
             && left.pinRetries == right.pinRetries && left.httpStatus == right.httpStatus && left.input == right.input
+            && left.urlError?.code == right.urlError?.code
     }
 
     /// The error as JSON, names spelled by `naming`: `{"error": {"code": 608, "message": ..., ...}}`,
@@ -94,6 +112,7 @@ public struct ArculusFidoError: Error, Equatable, Sendable, CustomStringConverti
         }
         if let pinRetries { error["pinRetries"] = .int(pinRetries) }
         if let httpStatus { error["httpStatus"] = .int(httpStatus) }
+        if let urlError { error["urlError"] = .int(urlError.code.rawValue) }
         if let input {
             error["kind"] = .string(input.kind.rawValue)
             error["parameter"] = .string(naming.parameter(input.parameter, input.operation))

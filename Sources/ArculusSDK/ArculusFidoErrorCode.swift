@@ -1,6 +1,7 @@
 /// The card error codes of the vendor's Arculus FIDO SDK (developer documentation, "Error codes"),
 /// so that an app written against the vendor SDK handles this one's errors the same way, plus
-/// this SDK's own code for a caller's mistake (700, outside the vendor's range).
+/// this SDK's own codes for a caller's mistake (700) and a cancelled operation (701), outside the
+/// vendor's range.
 public enum ArculusFidoErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// The card left the NFC field (or reader) during the operation.
     case tagLost = 600
@@ -27,6 +28,10 @@ public enum ArculusFidoErrorCode: Int, Sendable, CaseIterable, CustomStringConve
     /// challenge that is not base64url, a PIN no card can have), found before the card is
     /// touched. ``ArculusFidoError/input`` says which and why.
     case invalidInput = 700
+    /// Not a vendor code: the task running the operation was cancelled, and the SDK stopped
+    /// waiting for the card or the server. What the card had already done stays done (a
+    /// credential made before the cancel is not deleted).
+    case cancelled = 701
 
     /// The vendor's name for the code, e.g. "Tag Lost".
     public var title: String {
@@ -42,6 +47,7 @@ public enum ArculusFidoErrorCode: Int, Sendable, CaseIterable, CustomStringConve
         case .getPINTokenFailed: "Get PIN Token Failed"
         case .pinVerificationFailed: "PIN Verification Failed"
         case .invalidInput: "Invalid Input"
+        case .cancelled: "Cancelled"
         }
     }
 

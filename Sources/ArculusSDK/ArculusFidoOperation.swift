@@ -12,7 +12,7 @@ public enum ArculusFidoOperation: String, CaseIterable, Sendable {
         switch self {
         case .setPin: "setPin(pin:)"
         case .changePin: "changePin(oldPin:newPin:)"
-        case .registerCardOnly: "registerCardOnly(pin:username:displayName:rpId:challenge:origin:allowRPIDMismatch:)"
+        case .registerCardOnly: "registerCardOnly(pin:username:displayName:rpId:challenge:origin:userId:allowRPIDMismatch:)"
         case .authenticateCardOnly: "authenticateCardOnly(pin:username:rpId:challenge:origin:allowCredentials:allowRPIDMismatch:)"
         case .deleteCredentialByCredentialId: "deleteCredentialByCredentialId(pin:credentialId:)"
         case .listCredentials: "listCredentials(pin:rpId:)"
@@ -30,7 +30,7 @@ public enum ArculusFidoOperation: String, CaseIterable, Sendable {
 /// (`optionsResponse.challenge` for a property of the options an operation takes).
 public enum ArculusFidoParameter: String, CaseIterable, Sendable {
     case pin, oldPin, newPin, username, displayName, rpId, relyingParty, challenge, origin
-    case allowCredentials, credentialId, allowRPIDMismatch, fidoServer, backend, optionsResponse
+    case allowCredentials, credentialId, allowRPIDMismatch, fidoServer, backend, optionsResponse, userId
     case optionsRpId = "optionsResponse.rpId"
     case optionsChallenge = "optionsResponse.challenge"
     case optionsOrigin = "optionsResponse.origin"

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// A FIDO2 server speaking the vendor's REST API (every path under `/fidoapi/`), as the sample
-/// apps configure it:
+/// A FIDO2 server speaking the vendor's REST API (every path under `/fidoapi/`, in the shape of
+/// the FIDO Alliance's conformance server API), as the sample apps configure it:
 ///
 /// ```swift
 /// let fidoServer = ArculusFidoServer(domain: "fido.example.com")
@@ -20,6 +20,8 @@ public final class ArculusFidoServer: Sendable {
         var authorizationBegin = "fidoapi/certify/assertion/options"
         var authorizationComplete = "fidoapi/certify/assertion/result"
         var timeout: Double = 30
+        var attestation = "direct"
+        var userVerification = "required"
     }
 
     /// The domain or base URL given at creation.
@@ -59,6 +61,44 @@ public final class ArculusFidoServer: Sendable {
     public var timeout: Double {
         get { endpoints.withLock { $0.timeout } }
         set { endpoints.withLock { $0.timeout = newValue } }
+    }
+
+    /// The attestation the registration options request asks for (default `direct`: the card's
+    /// packed attestation, for a server that verifies it). The server's answer decides: when
+    /// its options say `none` (or say nothing, the conformance API's default), the SDK sends a
+    /// `none` attestation, as a browser does (WebAuthn §5.1.3 step 20).
+    public var attestation: String {
+        get { endpoints.withLock { $0.attestation } }
+        set { endpoints.withLock { $0.attestation = newValue } }
+    }
+
+    /// The `userVerification` both options requests ask for (default `required`: the SDK always
+    /// verifies the user with the card's PIN).
+    public var userVerification: String {
+        get { endpoints.withLock { $0.userVerification } }
+        set { endpoints.withLock { $0.userVerification = newValue } }
+    }
+
+    /// The conformance API's ServerPublicKeyCredentialCreationOptionsRequest: a discoverable
+    /// credential on a cross-platform authenticator, with the user verified.
+    func creationOptionsRequest(username: String, displayName: String) -> JSONValue {
+        let (attestation, userVerification) = endpoints.withLock { ($0.attestation, $0.userVerification) }
+        return .object([
+            "username": .string(username),
+            "displayName": .string(displayName),
+            "authenticatorSelection": .object([
+                "authenticatorAttachment": "cross-platform",
+                "residentKey": "required",
+                "requireResidentKey": true,
+                "userVerification": .string(userVerification),
+            ]),
+            "attestation": .string(attestation),
+        ])
+    }
+
+    /// The conformance API's ServerPublicKeyCredentialGetOptionsRequest.
+    func getOptionsRequest(username: String) -> JSONValue {
+        .object(["username": .string(username), "userVerification": .string(userVerification)])
     }
 
     /// The base URL: `domain` when it has a scheme, else `https://domain`.

@@ -1,46 +1,91 @@
 import CTAPClient
 import JSONSupport
 
-/// The JSON a card operation returns and a backend forwards to its FIDO2 server: WebAuthn's
-/// RegistrationResponseJSON / AuthenticationResponseJSON (WebAuthn §5.1), bytes in base64url
-/// without padding.
+/// The JSON of a registration or an authentication, bytes in base64url without padding, in the
+/// two shapes servers read:
 ///
-/// Registration:
-/// ```
-/// {"id":…,"rawId":…,"type":"public-key","authenticatorAttachment":"cross-platform",
-///  "clientExtensionResults":{},
-///  "response":{"clientDataJSON":…,"attestationObject":…,"transports":["nfc"]}}
-/// ```
-/// Authentication: the same frame with `authenticatorData`, `signature`, `userHandle` in `response`.
+/// - WebAuthn Level 3's `toJSON()` (RegistrationResponseJSON / AuthenticationResponseJSON,
+///   WebAuthn L3 §5.1): what the card-only operations return and a backend forwards. Its
+///   registration `response` has `clientDataJSON`, `authenticatorData`, `transports`,
+///   `publicKey` (SubjectPublicKeyInfo DER), `publicKeyAlgorithm` and `attestationObject`; its
+///   authentication `response` has `userHandle` only when the card returned one.
+///
+///   ```
+///   {"authenticatorAttachment":"cross-platform","clientExtensionResults":{},"id":…,"rawId":…,
+///    "response":{"attestationObject":…,"authenticatorData":…,"clientDataJSON":…,"publicKey":…,
+///                "publicKeyAlgorithm":-7,"transports":["nfc"]},"type":"public-key"}
+///   ```
+/// - The FIDO conformance server API's ServerPublicKeyCredential: `id`, `type`, `response` with
+///   the members its text names, and `getClientExtensionResults`; what the client-direct flow
+///   posts. Its assertion `response.userHandle` is required, `""` when the card returned none.
 public enum CardResponseJSON {
-    /// The registration response for `result` and the clientData it was made over.
+    /// The transports an NFC card reports (WebAuthn `AuthenticatorTransport`).
+    static let transports: [JSONValue] = ["nfc"]
+
+    /// WebAuthn L3 RegistrationResponseJSON for `result` and the clientData it was made over.
     public static func registration(_ result: AttestationResult, clientData: ClientDataJSON) -> JSONValue {
-        frame(credentialID: result.credentialID, response: [
+        var response: [String: JSONValue] = [
             "clientDataJSON": .string(Base64URL.encode(clientData.bytes)),
+            "authenticatorData": .string(Base64URL.encode(result.authenticatorData.bytes)),
+            "transports": .array(transports),
             "attestationObject": .string(Base64URL.encode(result.attestationObject)),
-            "transports": .array([.string("nfc")]),
-        ])
+        ]
+        if let key = result.authenticatorData.attestedCredential?.publicKey {
+            response["publicKey"] = .string(Base64URL.encode(key.publicKey.derSubjectPublicKeyInfo))
+            response["publicKeyAlgorithm"] = .int(key.algorithm)
+        }
+        return levelThree(credentialID: result.credentialID, response: response)
     }
 
-    /// The authentication response for `assertion` and the clientData it was made over.
+    /// WebAuthn L3 AuthenticationResponseJSON for `assertion` and the clientData it was made over.
     public static func authentication(_ assertion: AssertionResult, clientData: ClientDataJSON) -> JSONValue {
-        frame(credentialID: assertion.credential.id, response: [
+        var response: [String: JSONValue] = [
             "clientDataJSON": .string(Base64URL.encode(clientData.bytes)),
             "authenticatorData": .string(Base64URL.encode(assertion.authenticatorData.bytes)),
             "signature": .string(Base64URL.encode(assertion.signature)),
-            "userHandle": assertion.user.map { .string(Base64URL.encode($0.id)) } ?? .null,
+        ]
+        if let user = assertion.user { response["userHandle"] = .string(Base64URL.encode(user.id)) }
+        return levelThree(credentialID: assertion.credential.id, response: response)
+    }
+
+    /// The conformance API's registration result (ServerPublicKeyCredential with a
+    /// ServerAuthenticatorAttestationResponse).
+    static func conformanceRegistration(_ result: AttestationResult, clientData: ClientDataJSON) -> [String: JSONValue] {
+        conformance(credentialID: result.credentialID, response: [
+            "clientDataJSON": .string(Base64URL.encode(clientData.bytes)),
+            "attestationObject": .string(Base64URL.encode(result.attestationObject)),
         ])
     }
 
-    private static func frame(credentialID: [UInt8], response: [String: JSONValue]) -> JSONValue {
+    /// The conformance API's assertion result (ServerPublicKeyCredential with a
+    /// ServerAuthenticatorAssertionResponse).
+    static func conformanceAuthentication(_ assertion: AssertionResult, clientData: ClientDataJSON) -> [String: JSONValue] {
+        conformance(credentialID: assertion.credential.id, response: [
+            "clientDataJSON": .string(Base64URL.encode(clientData.bytes)),
+            "authenticatorData": .string(Base64URL.encode(assertion.authenticatorData.bytes)),
+            "signature": .string(Base64URL.encode(assertion.signature)),
+            "userHandle": .string(assertion.user.map { Base64URL.encode($0.id) } ?? ""),
+        ])
+    }
+
+    private static func levelThree(credentialID: [UInt8], response: [String: JSONValue]) -> JSONValue {
         let id = Base64URL.encode(credentialID)
         return .object([
             "id": .string(id),
             "rawId": .string(id),
-            "type": .string("public-key"),
-            "authenticatorAttachment": .string("cross-platform"),
+            "type": "public-key",
+            "authenticatorAttachment": "cross-platform",
             "clientExtensionResults": .object([:]),
             "response": .object(response),
         ])
+    }
+
+    private static func conformance(credentialID: [UInt8], response: [String: JSONValue]) -> [String: JSONValue] {
+        [
+            "id": .string(Base64URL.encode(credentialID)),
+            "type": "public-key",
+            "response": .object(response),
+            "getClientExtensionResults": .object([:]),
+        ]
     }
 }

@@ -51,12 +51,13 @@ final class HTTPExchange: Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let cookies = given ?? cookieHeader { request.setValue(cookies, forHTTPHeaderField: "Cookie") }
         request.httpBody = Data(body.text.utf8)
+        try ArculusFidoError.throwIfCancelled(during: operation)
         let data: Data
         let response: URLResponse
         do {
             (data, response) = try await session.data(for: request)
         } catch {
-            throw ArculusFidoError(.unknown, during: operation, "\(what): cannot reach \(url.absoluteString): \(error.localizedDescription)")
+            throw Self.failure(error, url: url, what: what, timeout: timeout, during: operation)
         }
         guard let http = response as? HTTPURLResponse else {
             throw ArculusFidoError(.unknown, during: operation, "\(what): \(url.absoluteString) did not answer over HTTP")
@@ -64,6 +65,25 @@ final class HTTPExchange: Sendable {
         keepCookies(from: http, url: url)
         let text = String(decoding: data, as: UTF8.self)
         return Answer(status: http.statusCode, json: (try? JSONValue(parsing: data)) ?? .null, text: text)
+    }
+
+    /// The SDK error for a request that got no answer: 701 when the task was cancelled, else 601
+    /// with the `URLError` kept (a time-out says how long it waited).
+    static func failure(_ error: any Error, url: URL, what: String, timeout: Double,
+                        during operation: ArculusFidoOperation?) -> ArculusFidoError {
+        var urlError = error as? URLError
+        let bridged = error as NSError
+        if urlError == nil, bridged.domain == NSURLErrorDomain { urlError = URLError.Code(rawValue: bridged.code).map { URLError($0) } }
+        if Task.isCancelled || urlError?.code == .cancelled {
+            return ArculusFidoError(.cancelled, during: operation, "\(what): cancelled while waiting for \(url.absoluteString)")
+        }
+        guard let urlError else {
+            return ArculusFidoError(.unknown, during: operation, "\(what): cannot reach \(url.absoluteString): \(error.localizedDescription)")
+        }
+        let reason = urlError.code == URLError.Code.timedOut
+            ? "\(url.absoluteString) did not answer within \(timeout.formatted) s"
+            : "cannot reach \(url.absoluteString): \(urlError.localizedDescription)"
+        return ArculusFidoError(.unknown, during: operation, "\(what): \(reason)", urlError: urlError)
     }
 
     private func keepCookies(from response: HTTPURLResponse, url: URL) {
@@ -77,4 +97,9 @@ final class HTTPExchange: Sendable {
             for cookie in received { jar[cookie.name] = cookie.value }
         }
     }
+}
+
+private extension Double {
+    /// `30`, `0.5`: seconds as a person writes them.
+    var formatted: String { self == rounded() ? String(Int(self)) : String(self) }
 }

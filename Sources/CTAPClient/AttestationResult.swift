@@ -24,6 +24,13 @@ public struct AttestationResult: Sendable {
         }
     }
 
+    /// A result of these parts, e.g. one a platform rewrote (WebAuthn's `none` attestation).
+    public init(format: String, authenticatorData: ParsedAuthenticatorData, statement: CBORMap) {
+        self.format = format
+        self.authenticatorData = authenticatorData
+        self.statement = statement
+    }
+
     /// The new credential's ID.
     public var credentialID: [UInt8] { authenticatorData.attestedCredential?.credentialID ?? [] }
 

@@ -1,4 +1,5 @@
 import ArculusCard
+import ArculusFidoSDKFramework
 import CBOR
 import CTAPClient
 import FIDOWire

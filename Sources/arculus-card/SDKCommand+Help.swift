@@ -52,10 +52,13 @@ extension SDKCommand {
           --origin, --server        https://host[:port] exactly as clientDataJSON carries it:
                                     lowercase, no default port, nothing after the port (no '/').
                                     http only for localhost, *.localhost, 127.x.x.x and [::1].
-          --challenge               base64url (A-Z a-z 0-9 - _; '=' padding accepted and
-                                    dropped) of at least 16 bytes.
+          --challenge               base64url (A-Z a-z 0-9 - _), or standard base64 (+ /) as
+                                    base64EncodedString() writes it; '=' padding accepted and
+                                    dropped; at least 16 bytes. clientDataJSON gets base64url.
           --credential-id, --allow-credentials
-                                    base64url of 16 to 1023 bytes (comma-separated for the list).
+                                    The same encodings, 16 to 1023 bytes (comma-separated for
+                                    the list).
+          --user-id                 The same encodings, 1 to 64 bytes (a server's user.id).
           --username                Not empty or blank. It and --display-name are cut to
                                     64 bytes on the card (CTAP 2.1 lets cards truncate there).
           --pin, --old-pin, --new-pin
@@ -69,7 +72,8 @@ extension SDKCommand {
               "ctapStatus": "CTAP2_ERR_PIN_INVALID", "pinRetries": 7}} on stdout, the message on
               stderr. Codes are the vendor SDK's: 600 Tag Lost, 601 Unknown, 602 No Credentials,
               603 User Not Found, 604 Signature Failed, 605 Device Reset Failed, 606 Keystore
-              Full, 607 Transmit Failed, 608 Get PIN Token Failed, 609 PIN Verification Failed.
+              Full, 607 Transmit Failed, 608 Get PIN Token Failed, 609 PIN Verification Failed;
+              701 Cancelled is this SDK's own (the operation was stopped).
           64  a bad command line (unknown option, missing value).
           65  a value the SDK refuses (see above), before the card is touched: {"error":
               {"code": 700, "name": "Invalid Input", "kind": "invalidRPID", "parameter":

@@ -1,5 +1,5 @@
 import ArculusCard
-import ArculusSDK
+import ArculusFidoSDKFramework
 import Dispatch
 import Synchronization
 
@@ -34,7 +34,9 @@ enum SDKCommand: Subcommand {
         } catch let unavailable as CardUnavailable {
             return report(ArculusFidoError(.unknown, during: operation.operation, "\(unavailable.description)"))
         }
-        let invocation = SDKInvocation(operation: name, options: options, sdk: ArculusFido(card: connector),
+        var timeouts = CardTimeouts()
+        if let wait = try options.seconds("--wait-for-card"), wait > 0 { timeouts.tap = .milliseconds(Int64(wait * 1000)) }
+        let invocation = SDKInvocation(operation: name, options: options, sdk: ArculusFido(card: connector, timeouts: timeouts),
                                        timeout: try options.seconds("--timeout") ?? 30)
         switch runBlocking({ () async throws(ArculusFidoError) -> String in try await operation.perform(invocation) }) {
         case .success(let output):
@@ -79,17 +81,18 @@ enum SDKCommand: Subcommand {
                 }
                 removeAfter = count
             }
-            let card: VirtualCard
+            let connector: VirtualCardConnector
             do {
-                card = try cardOptions.open()
+                connector = VirtualCardConnector(card: try cardOptions.open())
             } catch {
                 throw CardUnavailable("cannot open the card image: \(error)")
             }
-            return ImageCardConnector(card: card, removeAfter: removeAfter)
+            connector.leavesFieldAfter = removeAfter
+            return connector
         case (nil, let name?):
             guard options.value("--profile") == nil else { throw UsageError("--profile goes with --card-image") }
             guard options.value("--remove-card-after") == nil else { throw UsageError("--remove-card-after goes with --card-image") }
-            return ReaderConnector(reader: name, wait: try options.seconds("--wait-for-card") ?? 0)
+            return PCSCCardConnector(reader: name, waitsForCard: (try options.seconds("--wait-for-card") ?? 0) > 0)
         }
     }
 

@@ -76,26 +76,32 @@ struct SDKOperation: Sendable {
 
     static let all: [SDKOperation] = [
         SDKOperation(name: "set-pin", operation: .setPin, label: "[setPin]", options: [pin], about: []) { run async throws(ArculusFidoError) in
-            run.success(try await run.sdk.setPin(pin: run["--pin"]))
+            try await run.sdk.throwing.setPin(pin: run["--pin"])
+            return run.success("PIN set")
         },
         SDKOperation(name: "change-pin", operation: .changePin, label: "[changePin]",
                      options: [.required("--old-pin", "PIN", .oldPin), .required("--new-pin", "PIN", .newPin)], about: []) { run async throws(ArculusFidoError) in
-            run.success(try await run.sdk.changePin(oldPin: run["--old-pin"], newPin: run["--new-pin"]))
+            try await run.sdk.throwing.changePin(oldPin: run["--old-pin"], newPin: run["--new-pin"])
+            return run.success("PIN changed")
         },
         SDKOperation(name: "register-card-only", operation: .registerCardOnly, label: "[registerCardOnly]",
-                     options: [pin, username, displayName, rpID] + challengeAndOrigin + [allowMismatch],
-                     about: ["Prints the registration response JSON (id, rawId, type,",
-                             "response.clientDataJSON, response.attestationObject) that a",
-                             "backend forwards to its FIDO2 server."]) { run async throws(ArculusFidoError) in
+                     options: [pin, username, displayName, rpID] + challengeAndOrigin
+                        + [.optional("--user-id", "B64URL", .userId), allowMismatch],
+                     about: ["Prints the registration response JSON that a backend forwards",
+                             "to its FIDO2 server (WebAuthn Level 3 toJSON(): id, rawId, type,",
+                             "response.clientDataJSON, attestationObject, authenticatorData,",
+                             "publicKey, publicKeyAlgorithm, transports). The user handle is",
+                             "--user-id (the server's user.id) or else the UTF-8 user name."]) { run async throws(ArculusFidoError) in
             try await run.sdk.registerCardOnly(pin: run["--pin"], username: run["--username"], displayName: run.displayName,
                                                rpId: run["--rp-id"], challenge: run["--challenge"], origin: run["--origin"],
-                                               allowRPIDMismatch: run.allowsMismatch)
+                                               userId: run.options.value("--user-id"), allowRPIDMismatch: run.allowsMismatch)
         },
         SDKOperation(name: "authenticate-card-only", operation: .authenticateCardOnly, label: "[authenticateCardOnly]",
                      options: [pin, username, rpID] + challengeAndOrigin
                         + [.optional("--allow-credentials", "ID,ID", .allowCredentials), allowMismatch],
                      about: ["Prints the authentication response JSON (..., response.",
-                             "authenticatorData, response.signature, response.userHandle)."]) { run async throws(ArculusFidoError) in
+                             "authenticatorData, response.signature, and response.userHandle",
+                             "when the card returned one)."]) { run async throws(ArculusFidoError) in
             // Every comma separates an ID, so an empty entry is seen (and refused), not dropped.
             let allowed = run.options.value("--allow-credentials").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
             return try await run.sdk.authenticateCardOnly(pin: run["--pin"], username: run["--username"], rpId: run["--rp-id"],
@@ -125,18 +131,20 @@ struct SDKOperation: Sendable {
                                .flag("--reset-device"), .optional("--registration-info", "TEXT"), allowMismatch] + endpoints,
                      about: ["Client-direct: the FIDO2 server's registration options, the",
                              "card, the server's result endpoint (session cookies kept)."]) { run async throws(ArculusFidoError) in
-            try await run.sdk.registerUser(fidoServer: run.server(registering: true), pin: run["--pin"], username: run["--username"],
-                                           displayName: run.displayName, relyingParty: run["--rp-id"],
-                                           resetDevice: run.options.flag("--reset-device"),
-                                           registrationInfo: run.options.value("--registration-info"), allowRPIDMismatch: run.allowsMismatch)
+            let result = try await run.sdk.throwing.registerUser(
+                fidoServer: run.server(registering: true), pin: run["--pin"], username: run["--username"],
+                displayName: run.displayName, relyingParty: run["--rp-id"], resetDevice: run.options.flag("--reset-device"),
+                registrationInfo: run.options.value("--registration-info"), allowRPIDMismatch: run.allowsMismatch)
+            return run.success("Registration successful", SDKOutput.server(result))
         },
         SDKOperation(name: "authenticate-user", operation: .authenticateUser, label: "[authenticateUser]",
                      options: [.required("--server", "URL", .fidoServer), pin, username, displayName,
                                .required("--rp-id", "ID", .relyingParty), allowMismatch] + endpoints,
                      about: []) { run async throws(ArculusFidoError) in
-            try await run.sdk.authenticateUser(fidoServer: run.server(registering: false), pin: run["--pin"],
-                                               username: run["--username"], displayName: run.displayName,
-                                               relyingParty: run["--rp-id"], allowRPIDMismatch: run.allowsMismatch)
+            let result = try await run.sdk.throwing.authenticateUser(
+                fidoServer: run.server(registering: false), pin: run["--pin"], username: run["--username"],
+                displayName: run.displayName, relyingParty: run["--rp-id"], allowRPIDMismatch: run.allowsMismatch)
+            return run.success("Authentication successful", SDKOutput.server(result))
         },
         SDKOperation(name: "register-via-backend", operation: .registerViaBackend, label: "(backend-proxied)",
                      options: [.required("--backend", "URL", .backend), pin, username, displayName, rpID,

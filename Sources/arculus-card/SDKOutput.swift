@@ -11,6 +11,11 @@ enum SDKOutput {
         return JSONValue.object(members).text
     }
 
+    /// A client-direct flow's ending: the credential and the server's answer.
+    static func server(_ result: ArculusFidoServerResult) -> [String: JSONValue] {
+        ["credentialId": .string(result.credentialId), "serverResponse": result.serverResponse, "httpStatus": .int(result.httpStatus)]
+    }
+
     /// `{"credentials": [{credentialId, rpId, userHandle, username, displayName}, …]}`.
     static func credentials(_ credentials: [CardCredential]) -> String {
         JSONValue.object(["credentials": .array(credentials.map(\.json))]).text

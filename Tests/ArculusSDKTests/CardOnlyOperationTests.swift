@@ -52,6 +52,53 @@ struct CardOnlyOperationTests {
         #expect(stored.userId == Array("alice@example.com".utf8))
     }
 
+    @Test("registerCardOnly's JSON is WebAuthn Level 3's toJSON(): authenticatorData, publicKey, publicKeyAlgorithm, transports, each what the attestation object says")
+    func levelThreeRegistration() async throws {
+        let (sdk, _) = try await Fixture.sdkWithPIN()
+        let response = try await Fixture.register(sdk)
+        #expect(Set(response.objectValue?.keys.map { $0 } ?? [])
+            == ["id", "rawId", "type", "authenticatorAttachment", "clientExtensionResults", "response"])
+        #expect(response["authenticatorAttachment"] == "cross-platform")
+        #expect(response["clientExtensionResults"] == .object([:]))
+        let members = try #require(response["response"])
+        #expect(Set(members.objectValue?.keys.map { $0 } ?? [])
+            == ["clientDataJSON", "authenticatorData", "transports", "publicKey", "publicKeyAlgorithm", "attestationObject"])
+        let data = try Self.authenticatorData(response)
+        #expect(members["authenticatorData"]?.stringValue.flatMap(Base64URL.decode) == data.bytes)
+        #expect(members["transports"] == ["nfc"])
+        #expect(members["publicKeyAlgorithm"] == -7)
+        let key = try #require(data.attestedCredential?.publicKey.publicKey)
+        let spki = try #require(members["publicKey"]?.stringValue.flatMap(Base64URL.decode))
+        #expect(try P256PublicKey(derSubjectPublicKeyInfo: spki) == key)
+    }
+
+    @Test("registerCardOnly with the server's user ID: it is the credential's user handle; a bad one is refused before the card")
+    func serverUserID() async throws {
+        let (sdk, connector) = try await Fixture.sdkWithPIN()
+        let userID: [UInt8] = (0..<16).map { UInt8($0 * 7) }
+        _ = try await sdk.registerCardOnly(pin: Fixture.pin, username: "alice", displayName: "Alice", rpId: Fixture.rpID,
+                                           challenge: Fixture.challenge, origin: Fixture.origin, userId: Base64URL.encode(userID))
+        #expect(connector.card.credentials.map(\.userId) == [userID])
+        let error = await Fixture.error {
+            _ = try await sdk.registerCardOnly(pin: Fixture.pin, username: "bob", displayName: "", rpId: Fixture.rpID,
+                                               challenge: Fixture.challenge, origin: Fixture.origin, userId: Base64URL.encode([UInt8](repeating: 1, count: 65)))
+        }
+        #expect(error == ArculusFidoError(ArculusFidoInputError(.invalidUser, .userId, of: .registerCardOnly, value: Base64URL.encode([UInt8](repeating: 1, count: 65)),
+                                                                "is 65 bytes; a user handle is 1 to 64 bytes (WebAuthn §5.4.3)")))
+        #expect(connector.card.credentials.count == 1)
+    }
+
+    @Test("authenticateCardOnly with a credential the card returns no user for: the JSON has no userHandle (WebAuthn L3 omits it)")
+    func noUserHandle() async throws {
+        let (sdk, connector) = try await Fixture.sdkWithPIN()
+        let credential = try connector.card.addCredential(rpId: Fixture.rpID, user: CredentialUser("alice"), discoverable: false)
+        let assertion = try JSONValue(parsing: try await sdk.authenticateCardOnly(
+            pin: Fixture.pin, username: "alice", rpId: Fixture.rpID, challenge: Fixture.challenge, origin: Fixture.origin,
+            allowCredentials: [Base64URL.encode(credential.id)]))
+        #expect(assertion["id"]?.stringValue == Base64URL.encode(credential.id))
+        #expect(Set(assertion["response"]?.objectValue?.keys.map { $0 } ?? []) == ["clientDataJSON", "authenticatorData", "signature"])
+    }
+
     @Test("long names: the request is chained, a username over 64 bytes gets a SHA-256 user handle and is cut to 64 bytes")
     func longNames() async throws {
         let (sdk, connector) = try await Fixture.sdkWithPIN()

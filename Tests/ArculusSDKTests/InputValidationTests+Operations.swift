@@ -26,9 +26,9 @@ extension InputValidationTests {
     func pins(operation: ArculusFidoOperation, parameter: ArculusFidoParameter, pin: String, message: String) async throws {
         try await Self.expectRefused(Refusal(kind: .invalidPIN, parameter: parameter, value: nil, message: message), of: operation) { sdk in
             switch operation {
-            case .setPin: try await sdk.setPin(pin: pin)
+            case .setPin: try await sdk.throwing.setPin(pin: pin)
             case .changePin:
-                try await sdk.changePin(oldPin: parameter == .oldPin ? pin : Fixture.pin, newPin: parameter == .newPin ? pin : "24681357")
+                try await sdk.throwing.changePin(oldPin: parameter == .oldPin ? pin : Fixture.pin, newPin: parameter == .newPin ? pin : "24681357")
             case .registerCardOnly: try await Self.register(sdk, pin: pin)
             case .resetDevice: try await sdk.resetDevice(pin: pin)
             default: try await sdk.deleteCredentialByCredentialId(pin: pin, credentialId: Base64URL.encode([UInt8](repeating: 1, count: 16)))
@@ -81,24 +81,24 @@ extension InputValidationTests {
         try await Self.expectRefused(Refusal(kind: .invalidServer, parameter: .fidoServer, value: "ftp://fido.example.com",
                                              message: "registerUser: fidoServer \"ftp://fido.example.com\" is not a server address; give a host name (https) or http(s)://host:port"),
                                      of: .registerUser) { sdk in
-            _ = try await sdk.registerUser(fidoServer: ArculusFidoServer(domain: "ftp://fido.example.com"), pin: Fixture.pin, username: "alice",
+            _ = try await sdk.throwing.registerUser(fidoServer: ArculusFidoServer(domain: "ftp://fido.example.com"), pin: Fixture.pin, username: "alice",
                                            displayName: "", relyingParty: Fixture.rpID)
         }
         try await Self.expectRefused(Refusal(kind: .invalidServer, parameter: .fidoServer, value: "http://fido.example.com",
                                              message: "authenticateUser: fidoServer \"http://fido.example.com\" gives the origin \"http://fido.example.com\", which is http; WebAuthn needs a secure origin, https (http only for localhost and loopback addresses): https://fido.example.com"),
                                      of: .authenticateUser) { sdk in
-            _ = try await sdk.authenticateUser(fidoServer: ArculusFidoServer(domain: "http://fido.example.com"), pin: Fixture.pin,
+            _ = try await sdk.throwing.authenticateUser(fidoServer: ArculusFidoServer(domain: "http://fido.example.com"), pin: Fixture.pin,
                                                username: "alice", displayName: "", relyingParty: Fixture.rpID)
         }
         try await Self.expectRefused(Refusal(kind: .invalidRPID, parameter: .relyingParty, value: "https://example.com",
                                              message: "registerUser: relyingParty \"https://example.com\" is a URL; give the relying party's domain, e.g. example.com"),
                                      of: .registerUser) { sdk in
-            _ = try await sdk.registerUser(fidoServer: local, pin: Fixture.pin, username: "alice", displayName: "", relyingParty: "https://example.com",
+            _ = try await sdk.throwing.registerUser(fidoServer: local, pin: Fixture.pin, username: "alice", displayName: "", relyingParty: "https://example.com",
                                            resetDevice: true)
         }
         try await Self.expectRefused(Refusal(kind: .invalidPIN, parameter: .pin, value: nil, message: "registerUser: pin has 3 characters; \(Self.tooShort)"),
                                      of: .registerUser) { sdk in
-            _ = try await sdk.registerUser(fidoServer: local, pin: "123", username: "alice", displayName: "", relyingParty: "localhost", resetDevice: true)
+            _ = try await sdk.throwing.registerUser(fidoServer: local, pin: "123", username: "alice", displayName: "", relyingParty: "localhost", resetDevice: true)
         }
         try await Self.expectRefused(Refusal(kind: .invalidServer, parameter: .backend, value: "backend.example.com",
                                              message: "registerViaBackend: backend \"backend.example.com\" is not a server address; give a host name (https) or http(s)://host:port"),
@@ -121,7 +121,7 @@ extension InputValidationTests {
     @Test("messages name operations and parameters by reference, so another layer can spell them its own way")
     func naming() async throws {
         let (sdk, _) = try await Fixture.sdkWithPIN()
-        let twice = await Fixture.error { try await sdk.setPin(pin: "654321") }
+        let twice = await Fixture.error { try await sdk.throwing.setPin(pin: "654321") }
         #expect(twice?.text(Self.marked) == "<setPin>: the card already has a PIN; change it with [changePin], or erase the card with [resetDevice]")
         #expect(twice?.message == "setPin: the card already has a PIN; change it with changePin(oldPin:newPin:), or erase the card with resetDevice(pin:)")
 

@@ -2,6 +2,7 @@ import ArculusCard
 import ArculusSDK
 import CardCrypto
 import CTAPClient
+import Foundation
 import Testing
 
 /// A caller's mistake is 700 Invalid Input naming the operation, the parameter, the value and
@@ -159,8 +160,8 @@ struct InputValidationTests {
         ("", "is empty; pass the server's challenge as it sent it"),
         ("not base64!", "contains whitespace, which base64url has not"),
         ("notbase64!AAAAAAAAAAAAAAAAAAAA", "has '!', which base64url has not (A-Z a-z 0-9 - _ only)"),
-        ("q83v=EjRWeJCrze8SNFZ4kA", "has '=', which base64url has not (A-Z a-z 0-9 - _ only)"),
-        ("q83v+jRWeJCrze8SNFZ4kA", "is standard base64 ('+' or '/'); WebAuthn values are base64url ('-' and '_')"),
+        ("q83v=EjRWeJCrze8SNFZ4kA", "has '=' before its end; padding comes last"),
+        ("q83v+jRWe-Crze8SNFZ4kA", "mixes base64url ('-' '_') and standard base64 ('+' '/'); it is neither"),
         ("AAAA", "is 3 bytes; WebAuthn challenges are at least 16 random bytes; pass the server's challenge as it sent it"),
         ("AAAAAAAAAAAAAAAAAAAA", "is 15 bytes; WebAuthn challenges are at least 16 random bytes; pass the server's challenge as it sent it"),
         ("AAAAA", "is cut short: 5 base64url characters make no whole number of bytes"),
@@ -173,10 +174,24 @@ struct InputValidationTests {
         try await Self.expectRefused(expected, of: .registerCardOnly) { sdk in try await Self.register(sdk, challenge: challenge) }
     }
 
-    @Test("a challenge of exactly 16 bytes, and one with its '=' padding, are taken; clientDataJSON carries it unpadded")
+    @Test("a challenge in standard base64 with '+' and '/' is read as such: clientDataJSON carries its bytes in base64url")
+    func standardBase64Challenge() async throws {
+        let (sdk, _) = try await Fixture.sdkWithPIN()
+        let bytes: [UInt8] = [0xFB, 0xFF, 0xBF] + (0..<16).map { UInt8($0) }
+        let standard = Data(bytes).base64EncodedString()
+        #expect(standard.contains("+") && standard.contains("/"))
+        let response = try JSONValue(parsing: try await sdk.registerCardOnly(
+            pin: Fixture.pin, username: "alice", displayName: "", rpId: Fixture.rpID, challenge: standard, origin: Fixture.origin))
+        let clientData = try #require(response["response"]?["clientDataJSON"]?.stringValue.flatMap(Base64URL.decode))
+        #expect(String(decoding: clientData, as: UTF8.self).contains("\"challenge\":\"\(Base64URL.encode(bytes))\""))
+    }
+
+    @Test("a challenge of exactly 16 bytes, with its '=' padding, or in standard base64 as base64EncodedString() writes it (the seeds' guide), is taken; clientDataJSON carries it as base64url, unpadded")
     func paddedChallenge() async throws {
         let (sdk, _) = try await Fixture.sdkWithPIN()
-        for challenge in ["q83vEjRWeJCrze8SNFZ4kA", "q83vEjRWeJCrze8SNFZ4kA=="] {
+        let standard = Data(Base64URL.decode("q83vEjRWeJCrze8SNFZ4kA") ?? []).base64EncodedString()
+        #expect(standard == "q83vEjRWeJCrze8SNFZ4kA==")
+        for challenge in ["q83vEjRWeJCrze8SNFZ4kA", "q83vEjRWeJCrze8SNFZ4kA==", standard] {
             let response = try JSONValue(parsing: try await sdk.registerCardOnly(
                 pin: Fixture.pin, username: "alice", displayName: "", rpId: Fixture.rpID, challenge: challenge, origin: Fixture.origin))
             let clientData = try #require(response["response"]?["clientDataJSON"]?.stringValue.flatMap(Base64URL.decode))
@@ -189,7 +204,8 @@ struct InputValidationTests {
         ("AAAA", "is 3 bytes; credential IDs are 16 to 1023 bytes (WebAuthn §4)"),
         ("abc!", "has '!', which base64url has not (A-Z a-z 0-9 - _ only)"),
         (String(repeating: "A", count: 1368), "is 1026 bytes; credential IDs are 16 to 1023 bytes (WebAuthn §4)"),
-        ("AAAAAAAAAAAAAAAAAAAAAA+", "is standard base64 ('+' or '/'); WebAuthn values are base64url ('-' and '_')"),
+        ("AAAAAAAAAAAAAAAAAAAAAA+", "is not canonical base64url: its last character has bits beyond the last byte"),
+        ("AAAAAAAAAAAAAAAAAAAAA+-A", "mixes base64url ('-' '_') and standard base64 ('+' '/'); it is neither"),
     ]
 
     @Test("credential IDs that are not base64url of 16 to 1023 bytes", arguments: badCredentialIDs)

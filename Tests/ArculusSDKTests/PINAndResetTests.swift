@@ -8,12 +8,12 @@ import Testing
 struct PINAndResetTests {
     @Test("setPin on a blank card; a second setPin is refused with advice")
     func setPin() async throws {
-        let connector = try VirtualCardConnector()
+        let connector = try CardUnderTest()
         let sdk = ArculusFido(card: connector)
-        #expect(try await sdk.setPin(pin: Fixture.pin) == "PIN set")
+        #expect(await sdk.setPin(pin: Fixture.pin) == "PIN set")
         #expect(connector.card.pinState.isSet)
         #expect(try await sdk.cardInfo().pinRetries == 8)
-        let error = await Fixture.error { try await sdk.setPin(pin: "654321") }
+        let error = await Fixture.error { try await sdk.throwing.setPin(pin: "654321") }
         #expect(error == ArculusFidoError(.unknown, "setPin: the card already has a PIN; change it with changePin(oldPin:newPin:), or erase the card with resetDevice(pin:)"))
     }
 
@@ -22,27 +22,27 @@ struct PINAndResetTests {
         var profile = CardProfile.default
         profile.name = "fido21-min-pin-6"
         profile.minPINLength = 6
-        let connector = try VirtualCardConnector(profile: profile)
+        let connector = try CardUnderTest(profile: profile)
         let sdk = ArculusFido(card: connector)
-        let error = await Fixture.error { try await sdk.setPin(pin: "12345") }
+        let error = await Fixture.error { try await sdk.throwing.setPin(pin: "12345") }
         #expect(error == ArculusFidoError(ArculusFidoInputError(
             .invalidPIN, .pin, of: .setPin, value: nil, "has 5 characters; this card's PIN policy wants at least 6 (getInfo minPINLength)")))
         #expect(error?.message == "setPin: pin has 5 characters; this card's PIN policy wants at least 6 (getInfo minPINLength)")
         #expect(!connector.card.pinState.isSet)
         #expect(connector.sent.allSatisfy { $0.count < 6 || $0[5] != 0x06 }, "no clientPIN command was sent")
-        try await sdk.setPin(pin: "123456")
+        try await sdk.throwing.setPin(pin: "123456")
         #expect(connector.card.pinState.isSet)
     }
 
     @Test("changePin; the old PIN is then wrong: 608 with the attempts left")
     func changePin() async throws {
         let (sdk, _) = try await Fixture.sdkWithPIN()
-        #expect(try await sdk.changePin(oldPin: Fixture.pin, newPin: "24681357") == "PIN changed")
+        #expect(await sdk.changePin(oldPin: Fixture.pin, newPin: "24681357") == "PIN changed")
         let error = await Fixture.error { _ = try await Fixture.register(sdk) }
         #expect(error == ArculusFidoError(.getPINTokenFailed,
                                           "registerCardOnly: the PIN is wrong (CTAP2_ERR_PIN_INVALID); 7 attempts left before the card blocks its PIN",
                                           ctapStatus: .pinInvalid, pinRetries: 7))
-        let wrongOld = await Fixture.error { try await sdk.changePin(oldPin: Fixture.pin, newPin: "11112222") }
+        let wrongOld = await Fixture.error { try await sdk.throwing.changePin(oldPin: Fixture.pin, newPin: "11112222") }
         #expect(wrongOld == ArculusFidoError(.getPINTokenFailed,
                                              "changePin: the PIN is wrong (CTAP2_ERR_PIN_INVALID); 6 attempts left before the card blocks its PIN",
                                              ctapStatus: .pinInvalid, pinRetries: 6))
@@ -72,7 +72,7 @@ struct PINAndResetTests {
         let (sdk, connector) = try await Fixture.sdkWithPIN()
         var last: ArculusFidoError?
         for _ in 0..<8 {
-            last = await Fixture.error { try await sdk.changePin(oldPin: "000000", newPin: "11112222") }
+            last = await Fixture.error { try await sdk.throwing.changePin(oldPin: "000000", newPin: "11112222") }
         }
         #expect(last == ArculusFidoError(.getPINTokenFailed,
                                          "changePin: the PIN is blocked (CTAP2_ERR_PIN_BLOCKED), no attempts left; only resetDevice(pin:), which erases every credential on the card, makes it usable again",
@@ -91,7 +91,7 @@ struct PINAndResetTests {
 
     @Test("no PIN yet: 608 telling to set one")
     func noPIN() async throws {
-        let sdk = ArculusFido(card: try VirtualCardConnector())
+        let sdk = ArculusFido(card: try CardUnderTest())
         let error = await Fixture.error { _ = try await Fixture.register(sdk) }
         #expect(error == ArculusFidoError(.getPINTokenFailed, "registerCardOnly: the card has no PIN yet; set one with setPin(pin:) first",
                                           ctapStatus: .pinNotSet))

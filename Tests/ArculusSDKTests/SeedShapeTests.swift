@@ -4,11 +4,11 @@ import CardCrypto
 import Foundation
 import Testing
 
-/// The calls of the seed's sample apps, written as the samples write them (plus `try`, since this
-/// SDK throws its errors): they compile against this SDK and behave.
+/// The calls of the seed's sample apps, written as the samples write them: they compile against
+/// this SDK and behave. (`Tests/Seed` runs the seed's own text against a served card.)
 @Suite("the sample apps' calls", .timeLimit(.minutes(1)))
 struct SeedShapeTests {
-    @Test("minimal client-direct example: server configuration, registerUser, authenticateUser")
+    @Test("minimal client-direct example: server configuration, then registerUser and authenticateUser awaited without try, their text an alert can show")
     func clientDirect() async throws {
         let (arculusFido, connector) = try await Fixture.sdkWithPIN()
         // Port 9 (discard) on the loopback: nothing listens, so the flow stops at the server.
@@ -19,29 +19,49 @@ struct SeedShapeTests {
         fidoServer.authorizationCompleteEndpoint = "fidoapi/certify/assertion/result"
         fidoServer.timeout = 5
 
-        let registration = await Fixture.error {
-            _ = try await arculusFido.registerUser(fidoServer: fidoServer, pin: "123456", username: "[email protected]",
-                                                   displayName: "My Device", relyingParty: "example.com")
-        }
-        #expect(registration?.code == .unknown)
-        #expect(registration?.message.hasPrefix("registerUser: registration begin: cannot reach http://127.0.0.1:9/fidoapi/certify/attestation/options: ") == true)
+        let registration = await arculusFido.registerUser(
+            fidoServer: fidoServer,
+            pin: "123456",
+            username: "[email protected]",
+            displayName: "My Device",
+            relyingParty: "example.com"
+        )
+        #expect(registration.hasPrefix("601 Unknown: registerUser: registration begin: cannot reach http://127.0.0.1:9/fidoapi/certify/attestation/options: "),
+                "\(registration)")
         #expect(connector.taps == 2, "the card was tapped before the server was asked")
         #expect(connector.card.credentials.isEmpty)
 
-        let authentication = await Fixture.error {
-            _ = try await arculusFido.authenticateUser(fidoServer: fidoServer, pin: "123456", username: "[email protected]",
-                                                       displayName: "My Device", relyingParty: "example.com")
-        }
-        #expect(authentication?.code == .unknown)
-        #expect(authentication?.message.hasPrefix("authenticateUser: authentication begin: cannot reach http://127.0.0.1:9/fidoapi/certify/assertion/options: ") == true)
+        let authentication = await arculusFido.authenticateUser(
+            fidoServer: fidoServer,
+            pin: "123456",
+            username: "[email protected]",
+            displayName: "My Device",
+            relyingParty: "example.com"
+        )
+        #expect(authentication.hasPrefix("601 Unknown: authenticateUser: authentication begin: cannot reach http://127.0.0.1:9/fidoapi/certify/assertion/options: "),
+                "\(authentication)")
 
-        // The full sample's form, with resetDevice and registrationInfo.
-        let full = await Fixture.error {
-            _ = try await arculusFido.registerUser(fidoServer: fidoServer, pin: "123456", username: "user", displayName: "iOS Device",
-                                                   relyingParty: "example.com", resetDevice: false, registrationInfo: "device info")
+        // The full sample's form, with resetDevice and registrationInfo; the typed form throws the same.
+        let full = await arculusFido.registerUser(fidoServer: fidoServer, pin: "123456", username: "user", displayName: "iOS Device",
+                                                  relyingParty: "example.com", resetDevice: false, registrationInfo: "device info")
+        let thrown = await Fixture.error {
+            _ = try await arculusFido.throwing.registerUser(fidoServer: fidoServer, pin: "123456", username: "user", displayName: "iOS Device",
+                                                            relyingParty: "example.com", resetDevice: false, registrationInfo: "device info")
         }
-        #expect(full?.code == .unknown)
-        #expect(full?.message.hasPrefix("registerUser: registration begin: cannot reach http://127.0.0.1:9/fidoapi/certify/attestation/options: ") == true)
+        #expect(thrown?.code == .unknown && thrown?.urlError?.code == .cannotConnectToHost)
+        #expect(full == thrown?.description)
+        #expect(full == thrown?.localizedDescription, "the alert text is the error's localizedDescription")
+    }
+
+    @Test("setPin and changePin awaited without try: PIN set, PIN changed, and a failure's text with its vendor code")
+    func pinCalls() async throws {
+        let arculusFido = ArculusFido(card: try CardUnderTest(), timeouts: Fixture.timeouts)
+        #expect(await arculusFido.setPin(pin: "123456") == "PIN set")
+        #expect(await arculusFido.changePin(oldPin: "123456", newPin: "24681357") == "PIN changed")
+        #expect(await arculusFido.changePin(oldPin: "123456", newPin: "11112222")
+            == "608 Get PIN Token Failed: changePin: the PIN is wrong (CTAP2_ERR_PIN_INVALID); 7 attempts left before the card blocks its PIN")
+        #expect(await arculusFido.setPin(pin: "12")
+            == "700 Invalid Input: setPin: pin has 2 characters; a PIN has at least 4 (CTAP 2.1 §6.5.1; the vendor asks apps for 6 or more digits)")
     }
 
     @Test("backend-proxied example: registerCardOnly, then the samples' createOptionsResponseFromBackend")

@@ -33,9 +33,9 @@ struct SupportTypeTests {
                                                                "is not an origin: its host has '\"', which no domain name has (letters, digits and '-' only)"))) {
             _ = try ClientDataJSON.create(challenge: "q83vEjRWeJCrze8SNFZ4kA", origin: "https://a\"b")
         }
-        #expect(throws: ArculusFidoError(ArculusFidoInputError(.invalidChallenge, .challenge, of: nil, value: "q83v+jRWeJCrze8SNFZ4kA",
-                                                               "is standard base64 ('+' or '/'); WebAuthn values are base64url ('-' and '_')"))) {
-            _ = try ClientDataJSON.get(challenge: "q83v+jRWeJCrze8SNFZ4kA", origin: "https://example.com")
+        #expect(throws: ArculusFidoError(ArculusFidoInputError(.invalidChallenge, .challenge, of: nil, value: "q83v+jRWe-Crze8SNFZ4kA",
+                                                               "mixes base64url ('-' '_') and standard base64 ('+' '/'); it is neither"))) {
+            _ = try ClientDataJSON.get(challenge: "q83v+jRWe-Crze8SNFZ4kA", origin: "https://example.com")
         }
     }
 

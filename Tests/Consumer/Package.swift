@@ -15,6 +15,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ArculusCard", package: "ArculusCardEmulator"),
                 .product(name: "ArculusSDK", package: "ArculusCardEmulator"),
+                .product(name: "ArculusFidoSDKFramework", package: "ArculusCardEmulator"),
                 .product(name: "CTAPClient", package: "ArculusCardEmulator"),
                 .product(name: "Transcript", package: "ArculusCardEmulator"),
                 .product(name: "PCSC", package: "ArculusCardEmulator"),

@@ -1,6 +1,7 @@
 """Flow tests: `arculus-card sdk` drives the SDK operations and both flows of the seeds end to end,
-against a FIDO2 server that really verifies (python-fido2 + the emulator's attestation root) and a
-backend that follows the sample servlet's contract.
+against servers the SDK did not write: a FIDO2 server written from the conformance API's text
+that verifies with py_webauthn against the emulator's attestation root, and the seed's servlet in
+front of it (flow_rig.py).
 
 Every card test runs twice (the `card` fixture is parametrized):
 
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from flow_rig import PIN, REPO, Backend, FidoServer, SDKResult, binary_path, run_sdk
+from flow_rig import PIN, REPO, ConformanceServer, SDKResult, SeedServlet, binary_path, run_sdk
 
 # The Interop suite's conftest, loaded under its own name: its ServedCard and reader helpers.
 _spec = importlib.util.spec_from_file_location("interop_conftest", REPO / "Tests" / "Interop" / "conftest.py")
@@ -311,14 +312,16 @@ def sdk_binary() -> Path:
 
 @pytest.fixture
 def fido_server():
-    server = FidoServer().start()
+    """A FIDO2 server written from the conformance API's text (random user IDs)."""
+    server = ConformanceServer().start()
     yield server
     server.stop()
 
 
 @pytest.fixture
 def backend(fido_server):
-    proxy = Backend(fido_server).start()
+    """The seed's servlet in front of `fido_server`."""
+    proxy = SeedServlet(fido_server.url).start()
     yield proxy
     proxy.stop()
 

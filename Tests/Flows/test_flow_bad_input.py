@@ -62,9 +62,9 @@ CASES = [
     (card_only("register-card-only", challenge="AAAA"), "invalidChallenge", "--challenge",
      "sdk register-card-only: --challenge \"AAAA\" is 3 bytes; WebAuthn challenges are at least 16 random bytes; "
      "pass the server's challenge as it sent it"),
-    (card_only("register-card-only", challenge="q83v+jRWeJCrze8SNFZ4kA"), "invalidChallenge", "--challenge",
-     "sdk register-card-only: --challenge \"q83v+jRWeJCrze8SNFZ4kA\" is standard base64 ('+' or '/'); "
-     "WebAuthn values are base64url ('-' and '_')"),
+    (card_only("register-card-only", challenge="q83v+jRWe-Crze8SNFZ4kA"), "invalidChallenge", "--challenge",
+     "sdk register-card-only: --challenge \"q83v+jRWe-Crze8SNFZ4kA\" mixes base64url ('-' '_') and standard base64 "
+     "('+' '/'); it is neither"),
     (card_only("register-card-only", pin="12"), "invalidPIN", "--pin",
      f"sdk register-card-only: --pin has 2 characters; {TOO_SHORT}{CANNOT_BE}"),
     (card_only("register-card-only", username=""), "invalidUser", "--username",
@@ -154,9 +154,9 @@ def test_allow_rp_id_mismatch_signs_what_it_is_given(card):
 def test_server_rp_id_that_does_not_fit_its_origin(card):
     """A FIDO2 server whose RP ID its own origin cannot claim is the server's fault: 601, naming the
     server's values, nothing registered; --allow-rp-id-mismatch signs anyway."""
-    from flow_rig import FidoServer
+    from flow_rig import ConformanceServer
 
-    server = FidoServer(rp_id="example.com").start()
+    server = ConformanceServer(rp_id="example.com").start()
     try:
         args = ["--server", server.url, "--pin", PIN, "--username", "alice", "--rp-id", "example.com"]
         error = card.sdk("register-user", *args).failed(601)

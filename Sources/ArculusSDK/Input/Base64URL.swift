@@ -22,20 +22,21 @@ public enum Base64URL {
         return Data(base64Encoded: standard).map { [UInt8]($0) }
     }
 
-    /// Decodes base64url as WebAuthn values are written: the alphabet `A–Z a–z 0–9 - _`, without
-    /// padding or with exactly the `=` padding RFC 4648 §5 puts there (accepted, since some
-    /// servers pad), and canonical (no stray bits in the last character). Standard base64's `+`
-    /// and `/`, whitespace and any other character are refused. The problem is a phrase after
-    /// the quoted text ("is standard base64 ...").
+    /// Decodes a WebAuthn value: base64url (`A–Z a–z 0–9 - _`), or standard base64 (`+ /`) as
+    /// apps write it with `base64EncodedString()` (the seeds' integration guide does), without
+    /// padding or with exactly the `=` padding RFC 4648 puts there, and canonical (no stray bits
+    /// in the last character). A text that mixes the two alphabets, whitespace and any other
+    /// character are refused. The problem is a phrase after the quoted text ("has ' ', ...").
     static func strictDecode(_ text: String) -> (bytes: [UInt8]?, problem: String?) {
         let padding = text.reversed().prefix { $0 == "=" }.count
         let body = text.dropLast(padding)
-        if let odd = body.first(where: { !isBase64URLCharacter($0) }) {
-            if odd == "+" || odd == "/" {
-                return (nil, "is standard base64 ('+' or '/'); WebAuthn values are base64url ('-' and '_')")
-            }
+        if let odd = body.first(where: { !isBase64Character($0) }) {
             if odd.isWhitespace { return (nil, "contains whitespace, which base64url has not") }
+            if odd == "=" { return (nil, "has '=' before its end; padding comes last") }
             return (nil, "has '\(odd)', which base64url has not (A-Z a-z 0-9 - _ only)")
+        }
+        if body.contains(where: { $0 == "-" || $0 == "_" }) && body.contains(where: { $0 == "+" || $0 == "/" }) {
+            return (nil, "mixes base64url ('-' '_') and standard base64 ('+' '/'); it is neither")
         }
         if body.count % 4 == 1 {
             return (nil, "is cut short: \(body.count) base64url characters make no whole number of bytes")
@@ -43,13 +44,14 @@ public enum Base64URL {
         if padding > 0 && (padding > 2 || (body.count + padding) % 4 != 0) {
             return (nil, "has \(padding) '=' where base64url of that length has \((4 - body.count % 4) % 4)")
         }
-        guard let bytes = decode(String(body)), encode(bytes) == body else {
+        let urlBody = String(body).replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        guard let bytes = decode(urlBody), encode(bytes) == urlBody else {
             return (nil, "is not canonical base64url: its last character has bits beyond the last byte")
         }
         return (bytes, nil)
     }
 
-    private static func isBase64URLCharacter(_ character: Character) -> Bool {
-        character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
+    private static func isBase64Character(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || "-_+/".contains(character))
     }
 }

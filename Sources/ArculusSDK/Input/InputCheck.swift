@@ -3,7 +3,8 @@
 ///
 /// - RP IDs: ``RelyingPartyID``; origins: ``WebOrigin``; the RP ID must fit the origin unless
 ///   the caller allows a mismatch.
-/// - Challenges: base64url (``Base64URL/strictDecode(_:)``) of at least 16 bytes (WebAuthn §13.4.3).
+/// - Challenges: base64url, or standard base64 as `base64EncodedString()` writes it
+///   (``Base64URL/strictDecode(_:)``), of at least 16 bytes (WebAuthn §13.4.3).
 /// - Credential IDs: base64url of 16 to 1023 bytes (WebAuthn §4, "Credential ID").
 /// - User names: not empty or blank. User names and display names longer than CTAP's 64 bytes are
 ///   truncated (``UserText``), as CTAP 2.1 §6.1.2 lets authenticators do.
@@ -73,6 +74,17 @@ struct InputCheck {
         guard (16...1023).contains(bytes.count) else {
             throw refusal(.invalidCredentialID, parameter, value: text,
                           "is \(bytes.count) bytes; credential IDs are 16 to 1023 bytes (WebAuthn §4)")
+        }
+        return bytes
+    }
+
+    /// A user handle a caller passes (a server's `user.id`): base64url of 1 to 64 bytes
+    /// (WebAuthn §5.4.3).
+    func userHandle(_ text: String, _ parameter: ArculusFidoParameter = .userId) throws(ArculusFidoError) -> [UInt8] {
+        let (bytes, problem) = Base64URL.strictDecode(text)
+        guard let bytes else { throw refusal(.invalidUser, parameter, value: text, "\(problem ?? "is not base64url")") }
+        guard (1...64).contains(bytes.count) else {
+            throw refusal(.invalidUser, parameter, value: text, "is \(bytes.count) bytes; a user handle is 1 to 64 bytes (WebAuthn §5.4.3)")
         }
         return bytes
     }

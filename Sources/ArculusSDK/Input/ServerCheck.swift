@@ -74,6 +74,26 @@ struct ServerCheck {
         return descriptors
     }
 
+    /// The attestation conveyance a server's registration options ask for: `none` when absent
+    /// (the conformance API's default) or unknown (WebAuthn §5.4.7: clients ignore unknown
+    /// values), else the value.
+    func attestationConveyance(_ value: JSONValue?) throws(ArculusFidoError) -> String {
+        guard let value else { return "none" }
+        guard let text = value.stringValue else {
+            throw ArculusFidoError(.unknown, during: operation, "\(source): attestation is \(value.text), not a string")
+        }
+        return ["none", "indirect", "direct", "enterprise"].contains(text) ? text : "none"
+    }
+
+    /// Whether a server's refusal to start an authentication says it does not know the user:
+    /// HTTP 404, or words servers use for it ("User does not exists!", the conformance API's
+    /// example).
+    static func isUnknownUser(_ refusal: String, status: Int?) -> Bool {
+        let lowered = refusal.lowercased()
+        return status == 404 || ["not found", "does not exist", "unknown user", "no such user", "not registered"]
+            .contains { lowered.contains($0) }
+    }
+
     /// A user handle: base64url of 1 to 64 bytes (WebAuthn §5.4.3 `user.id`).
     func userHandle(_ text: String) throws(ArculusFidoError) -> [UInt8] {
         let (bytes, problem) = Base64URL.strictDecode(text)

@@ -1,4 +1,5 @@
 import ArculusCard
+import ArculusFidoSDKFramework
 import ArculusSDK
 import CTAPClient
 import Foundation
@@ -48,9 +49,9 @@ checks.part("CTAPClient") {
 // ArculusSDK's card-only operations against an in-process card.
 await checks.part("ArculusSDK") {
     let card = try VirtualCard()
-    let sdk = ArculusFido(card: VirtualCardConnector(card))
+    let sdk = ArculusFido(card: VirtualCardConnector(card: card))
     let challenge = Base64URL.encode((0..<32).map { UInt8($0) })
-    _ = try await sdk.setPin(pin: "123456")
+    checks.expect(await sdk.setPin(pin: "123456") == "PIN set", "setPin answers as the samples show it")
     let registration = try JSONValue(parsing: try await sdk.registerCardOnly(
         pin: "123456", username: "alice@example.com", displayName: "Alice", rpId: "example.com",
         challenge: challenge, origin: "https://example.com"))

@@ -3,12 +3,15 @@ import PCSC
 
 /// The host-side CTAP2 client's view of a card on a PC/SC reader. PC/SC codes that mean "no
 /// card any more" become ``CardTransportError/cardRemoved(_:)``, the SDK's Tag Lost.
-final class PCSCCardTransport: CardTransport {
-    let card: PCSCCard
+///
+/// Not thread-safe (a PC/SC handle): ``PCSCCardConnector`` runs it on a queue of its own.
+public final class PCSCCardTransport: CardTransport {
+    public let card: PCSCCard
     /// Whether dropping the transport ends the card's transaction (the SDK's connections own one).
     private let endsTransaction: Bool
 
-    init(card: PCSCCard, endsTransaction: Bool = false) {
+    /// A transport over `card`; with `endsTransaction`, dropping it ends the card's transaction.
+    public init(card: PCSCCard, endsTransaction: Bool = false) {
         self.card = card
         self.endsTransaction = endsTransaction
     }
@@ -17,7 +20,7 @@ final class PCSCCardTransport: CardTransport {
         if endsTransaction { try? card.endTransaction() }
     }
 
-    func transmit(_ apdu: [UInt8]) throws(CardTransportError) -> [UInt8] {
+    public func transmit(_ apdu: [UInt8]) throws(CardTransportError) -> [UInt8] {
         do {
             return try card.transmit(apdu)
         } catch {
@@ -25,7 +28,7 @@ final class PCSCCardTransport: CardTransport {
         }
     }
 
-    func powerCycle() throws(CardTransportError) {
+    public func powerCycle() throws(CardTransportError) {
         do {
             try card.reconnect(disposition: .unpower)
         } catch {
@@ -34,7 +37,7 @@ final class PCSCCardTransport: CardTransport {
     }
 
     /// A PC/SC failure in the SDK's terms, with what to do about it.
-    static func transportError(_ error: PCSCError, reader: String) -> CardTransportError {
+    public static func transportError(_ error: PCSCError, reader: String) -> CardTransportError {
         switch error.code {
         case .removedCard, .noSmartcard, .resetCard, .unpoweredCard, .unresponsiveCard:
             return .cardRemoved("\(error.code.name) on '\(reader)'")
