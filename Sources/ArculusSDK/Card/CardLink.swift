@@ -17,6 +17,9 @@ final class CardLink: Sendable {
         var cancelled = false
         /// Why the connection can no longer be used (an answer that never came).
         var stuck: String?
+        /// Whether an exchange was left unfinished (timed out or cancelled): the connection may
+        /// still be busy with it.
+        var abandoned = false
         /// Ends the exchange under way with ``CardTransportError/cancelled``.
         var cancelPending: (@Sendable () -> Void)?
     }
@@ -42,8 +45,14 @@ final class CardLink: Sendable {
 
     /// Ends the tap: closes the connection, waiting for that at most ``answerLimit`` (whether or
     /// not the operation was cancelled: the reader connection is released before the SDK returns).
+    /// After an exchange that was left unfinished the connection may be busy with it for good, so
+    /// it is closed without waiting.
     func close() async {
         let connection = connection
+        guard !state.withLock({ $0.abandoned }) else {
+            Task { await connection.close() }
+            return
+        }
         _ = try? await CardWait.value(within: answerLimit, honouringCancellation: false,
                                       timedOut: { .timedOut("the connection did not close") }) { () throws(CardTransportError) in
             await connection.close()
@@ -74,10 +83,16 @@ final class CardLink: Sendable {
         guard let outcome else {
             task.cancel()
             let limit = CardTimeouts.text(answerLimit)
-            state.withLock { $0.stuck = "the card is still busy with an APDU it did not answer within \(limit)" }
+            state.withLock {
+                $0.stuck = "the card is still busy with an APDU it did not answer within \(limit)"
+                $0.abandoned = true
+            }
             throw .timedOut("the card did not answer within \(limit)")
         }
-        if case .failure(.cancelled) = outcome { task.cancel() }
+        if case .failure(.cancelled) = outcome {
+            task.cancel()
+            state.withLock { $0.abandoned = true }
+        }
         return try outcome.get()
     }
 

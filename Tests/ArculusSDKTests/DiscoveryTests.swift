@@ -1,0 +1,60 @@
+import ArculusCard
+@testable import ArculusFidoSDKFramework
+import CTAPClient
+import Foundation
+import Testing
+
+/// What `ArculusFido()` finds from the environment (the PC/SC default is exercised against a
+/// served card in Tests/Flows and Tests/Seed).
+@Suite("ArculusFido(): the card from the environment", .timeLimit(.minutes(1)))
+struct DiscoveryTests {
+    static func scratch(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("arculus-discovery-\(getpid())-\(name)").path
+    }
+
+    @Test("nothing set: the first FIDO card on a PC/SC reader; a reader named: that reader")
+    func readers() {
+        #expect(CardDiscovery(environment: [:]).connector is FirstFIDOReaderConnector)
+        let named = CardDiscovery(environment: ["ARCULUS_FIDO_READER": "Virtual PCD 00 01"]).connector as? PCSCCardConnector
+        #expect(named?.reader == "Virtual PCD 00 01" && named?.waitsForCard == true)
+        #expect(CardDiscovery(environment: [:]).timeouts == CardTimeouts())
+        #expect(CardDiscovery(environment: ["ARCULUS_FIDO_TAP_TIMEOUT": "2.5"]).timeouts.tap == .milliseconds(2500))
+    }
+
+    @Test("a card image: an in-process card every ArculusFido() of the process shares, made with the profile named")
+    func image() async throws {
+        let path = Self.scratch("shared.img")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let environment = ["ARCULUS_FIDO_CARD_IMAGE": path, "ARCULUS_FIDO_PROFILE": "arculus-fido2"]
+        let first = ArculusFido(card: CardDiscovery(environment: environment).connector)
+        let second = ArculusFido(card: CardDiscovery(environment: environment).connector)
+        #expect(await first.setPin(pin: "123456") == "PIN set")
+        #expect(await second.setPin(pin: "123456")
+            == "601 Unknown: setPin: the card already has a PIN; change it with changePin(oldPin:newPin:), or erase the card with resetDevice(pin:)",
+                "the second SDK sees the first one's card")
+        let card = try #require(CardDiscovery(environment: environment).connector as? VirtualCardConnector)
+        #expect(card.card.profile.name == "arculus-fido2")
+        #expect(card.card.pinState.isSet)
+    }
+
+    @Test("settings that cannot work are named by the first operation", arguments: [
+        (["ARCULUS_FIDO_READER": "Virtual PCD 00 00", "ARCULUS_FIDO_CARD_IMAGE": "card.img"],
+         "607 Transmit Failed: setPin: the card cannot be reached: ARCULUS_FIDO_READER and ARCULUS_FIDO_CARD_IMAGE are both set; set one (a PC/SC reader, or an in-process card image)"),
+        (["ARCULUS_FIDO_TAP_TIMEOUT": "soon"],
+         "607 Transmit Failed: setPin: the card cannot be reached: ARCULUS_FIDO_TAP_TIMEOUT=soon is not a number of seconds above 0"),
+        (["ARCULUS_FIDO_CARD_IMAGE": "/nonexistent-dir/card.img"], nil),
+        (["ARCULUS_FIDO_CARD_IMAGE": "new.img", "ARCULUS_FIDO_PROFILE": "no-such-profile"], nil),
+    ])
+    func misconfigured(environment: [String: String], expected: String?) async {
+        var environment = environment
+        if environment["ARCULUS_FIDO_PROFILE"] != nil { environment["ARCULUS_FIDO_CARD_IMAGE"] = Self.scratch("new.img") }
+        let sdk = ArculusFido(card: CardDiscovery(environment: environment).connector)
+        let text = await sdk.setPin(pin: "123456")
+        if let expected {
+            #expect(text == expected)
+        } else {
+            let variable = environment["ARCULUS_FIDO_PROFILE"] != nil ? "ARCULUS_FIDO_CARD_IMAGE=\(Self.scratch("new.img")): " : "ARCULUS_FIDO_CARD_IMAGE=/nonexistent-dir/card.img: "
+            #expect(text.hasPrefix("607 Transmit Failed: setPin: the card cannot be reached: " + variable), "\(text)")
+        }
+    }
+}
