@@ -5,6 +5,11 @@ import PackageDescription
 
 let package = Package(
     name: "ArculusCardEmulator",
+    // What the code's APIs need on Apple's systems: Mutex (Synchronization) macOS 15 / iOS 18,
+    // Duration macOS 13, async URLSession macOS 12. Only ArculusSDK and the modules below it are
+    // meant for iOS, and they need a crypto seam there (README, Architecture); the rest is for
+    // Linux and macOS.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         // Every module a user is told to import (README); a dependent package can use only these.
         .library(name: "ArculusCard", targets: ["ArculusCard"]),
@@ -22,12 +27,13 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "openssl",
-            providers: [.apt(["libssl-dev"])]
+            // macOS: Homebrew's openssl@3 (PKG_CONFIG_PATH=$(brew --prefix openssl@3)/lib/pkgconfig).
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
         .systemLibrary(
             name: "CPCSCLite",
             pkgConfig: "libpcsclite",
-            providers: [.apt(["libpcsclite-dev"])]
+            providers: [.apt(["libpcsclite-dev"]), .brew(["pcsc-lite"])]
         ),
         .target(name: "CardCrypto", dependencies: ["COpenSSL"]),
         // The system calls made in loops (EINTR, short writes), sleeping and threads: written once.

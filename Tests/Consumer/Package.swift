@@ -6,6 +6,7 @@ import PackageDescription
 
 let package = Package(
     name: "ArculusConsumer",
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "ArculusCardEmulator", path: "../.."),
     ],

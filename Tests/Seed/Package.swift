@@ -12,6 +12,7 @@ let seed: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 
 let package = Package(
     name: "ArculusSeedApps",
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "ArculusCardEmulator", path: "../.."),
     ],
