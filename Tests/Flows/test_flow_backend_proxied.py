@@ -202,3 +202,32 @@ def test_card_response_data_is_level_three_json(card, backend, fido_server):
     response = backend.requests[1][1]["cardResponseData"]["response"]
     assert response["transports"] == ["nfc"] and response["publicKeyAlgorithm"] == -7
     assert websafe_decode(response["publicKey"])[:2] == b"\x30\x59", "a P-256 SubjectPublicKeyInfo"
+
+
+def test_card_taken_away_between_phases_is_600(make_card, backend, fido_server):
+    """Phase 1 done, the card taken away before phase 2 reaches it: 600, nothing sent to phase 3.
+    pcsc: SIGUSR1 to serve (long --tap-delay) from the FIDO2 server's options handler, and the
+    reader asked at once (no --wait-for-card); image: the card leaves the field after SELECT and
+    getInfo (--remove-card-after 2)."""
+    card = make_card(tap_delay=6)
+    card.set_pin()
+    card_args = card.args
+    if card.mode == "pcsc":
+        def take_card_away(kind):
+            card.served.remove()
+            card.served.wait_absent()
+        fido_server.before_options = take_card_away
+        card_args = ["--reader", card.served.reader]
+    else:
+        card_args = card_args + ["--remove-card-after", "2"]
+    error = card.sdk("register-via-backend", *backend_args(backend, "alice"), card_args=card_args).failed(600)
+    assert error["message"].startswith("sdk register-via-backend: the card left the reader ("), error["message"]
+    if card.mode == "pcsc":
+        assert "SCARD_W_REMOVED_CARD" in error["message"] or "SCARD_E_NO_SMARTCARD" in error["message"], error["message"]
+        fido_server.before_options = None
+        card.served.wait_back(2)
+    else:
+        assert error["message"] == ("sdk register-via-backend: the card left the reader (the card left the field); hold it "
+                                    "on the reader and try again")
+    assert [body.get("operation") for _, body, _ in backend.requests] == ["register"], "phase 1 only, no phase 3"
+    assert card.credential_ids() == []
