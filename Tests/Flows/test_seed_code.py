@@ -209,3 +209,27 @@ def test_in_process_card_from_an_image(tmp_path, fido_server):
         done = subprocess.run([str(binary), "minimal", step], capture_output=True, text=True, timeout=50, env=environment)
         assert (done.returncode, done.stdout) == (0, shown), done.stderr
     assert fido_server.authenticated == fido_server.registered and len(fido_server.registered) == 1
+
+
+@pcsc
+def test_the_readmes_first_sdk_example(make_card):
+    """README, "The SDK": its first code block, run as written (Tests/Seed/Sources/ReadmeExample),
+    against the rig's FIDO2 server on port 8080, where the README starts it."""
+    binary = seed_app()
+    card = make_card()
+    card.set_pin()
+    try:
+        server = ConformanceServer(port=8080).start()
+    except OSError as error:
+        conftest.interop._unavailable(f"port 8080, where the README's example finds its FIDO2 server, is taken: {error}")
+    try:
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("ARCULUS_FIDO_")}
+        environment["ARCULUS_FIDO_READER"] = card.served.reader
+        for step, shown in (("register", "Registration: Registration successful\n"),
+                            ("authenticate", "Authentication: Authentication successful\n")):
+            done = subprocess.run([str(binary), "readme", step], capture_output=True, text=True, timeout=50, env=environment)
+            assert (done.returncode, done.stdout) == (0, shown), done.stderr
+        assert list(server.accounts) == ["alice@example.com"]
+        assert server.authenticated == server.registered and len(server.registered) == 1
+    finally:
+        server.stop()

@@ -24,7 +24,9 @@ let package = Package(
         .target(name: "SeedMinimalClientDirect", dependencies: [sdk], swiftSettings: seed),
         .target(name: "SeedClientDirectApp", dependencies: ["UIKit", "WebKit", sdk], swiftSettings: seed),
         .target(name: "SeedBackendProxiedApp", dependencies: ["UIKit", "WebKit", "CommonCrypto", sdk], swiftSettings: seed),
+        // The README's first SDK example (README: The SDK), written here, not taken from the seed.
+        .target(name: "ReadmeExample", dependencies: [sdk]),
         .executableTarget(name: "seed-app", dependencies: ["SeedMinimalClientDirect", "SeedClientDirectApp", "SeedBackendProxiedApp",
-                                                           "UIKit", "WebKit", "CommonCrypto"]),
+                                                           "ReadmeExample", "UIKit", "WebKit", "CommonCrypto"]),
     ]
 )

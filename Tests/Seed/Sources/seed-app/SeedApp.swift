@@ -3,6 +3,7 @@
 // alert the app shows is printed, one JSON line each:
 //
 //   seed-app minimal register|authenticate
+//   seed-app readme register|authenticate      (the README's first SDK example)
 //   seed-app client-direct SetPin|ChangePin|Register|Authenticate '["arg", ...]'
 //   seed-app backend-proxied Register|Authenticate '["arg", ...]'
 //
@@ -11,6 +12,7 @@
 // ARCULUS_FIDO_* variables); the servers are SEED_FIDO_SERVER and SEED_BACKEND.
 import CommonCrypto
 import Foundation
+@testable import ReadmeExample
 @testable import SeedBackendProxiedApp
 @testable import SeedClientDirectApp
 @testable import SeedMinimalClientDirect
@@ -29,6 +31,12 @@ struct SeedApp {
             exit(0)
         case ("minimal", 2) where arguments[1] == "authenticate":
             await SeedMinimalClientDirect.authenticate()
+            exit(0)
+        case ("readme", 2) where arguments[1] == "register":
+            await ReadmeExample.register()
+            exit(0)
+        case ("readme", 2) where arguments[1] == "authenticate":
+            await ReadmeExample.authenticate()
             exit(0)
         case ("client-direct", 3):
             let controller = SeedClientDirectApp.ViewController()
@@ -63,6 +71,7 @@ struct SeedApp {
     static func usage() -> Never {
         FileHandle.standardError.write(Data("""
             usage: seed-app minimal register|authenticate
+                   seed-app readme register|authenticate
                    seed-app client-direct SetPin|ChangePin|Register|Authenticate '["arg", ...]'
                    seed-app backend-proxied Register|Authenticate '["arg", ...]'
 
