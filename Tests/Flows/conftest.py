@@ -237,6 +237,20 @@ class CardTarget:
         if self.served is not None:
             self.served.retap()
 
+    def taken_away_at_options(self, fido_server, waits: bool = True) -> list[str]:
+        """The card arguments of an SDK run whose card goes away while `fido_server` prepares its
+        options (pcsc: SIGUSR1 to serve, which needs a long --tap-delay, from the options handler;
+        without `waits` the reader is asked at once), or, on an image, after SELECT and getInfo
+        (--remove-card-after 2)."""
+        if self.served is None:
+            return self.args + ["--remove-card-after", "2"]
+
+        def take_card_away(kind):
+            self.served.remove()
+            self.served.wait_absent()
+        fido_server.before_options = take_card_away
+        return self.args if waits else ["--reader", self.served.reader]
+
 
 @pytest.fixture(scope="session")
 def pcsc_reader():

@@ -211,15 +211,7 @@ def test_card_taken_away_between_phases_is_600(make_card, backend, fido_server):
     getInfo (--remove-card-after 2)."""
     card = make_card(tap_delay=6)
     card.set_pin()
-    card_args = card.args
-    if card.mode == "pcsc":
-        def take_card_away(kind):
-            card.served.remove()
-            card.served.wait_absent()
-        fido_server.before_options = take_card_away
-        card_args = ["--reader", card.served.reader]
-    else:
-        card_args = card_args + ["--remove-card-after", "2"]
+    card_args = card.taken_away_at_options(fido_server, waits=False)
     error = card.sdk("register-via-backend", *backend_args(backend, "alice"), card_args=card_args).failed(600)
     assert error["message"].startswith("sdk register-via-backend: the card left the reader ("), error["message"]
     if card.mode == "pcsc":

@@ -134,14 +134,7 @@ def test_card_taken_away_mid_flow_is_600(make_card, fido_server):
     image: the card leaves the field after those two APDUs (--remove-card-after 2)."""
     card = make_card(tap_delay=6)
     card.set_pin()
-    card_args = card.args
-    if card.mode == "pcsc":
-        def take_card_away(kind):
-            card.served.remove()
-            card.served.wait_absent()
-        fido_server.before_options = take_card_away
-    else:
-        card_args = card_args + ["--remove-card-after", "2"]
+    card_args = card.taken_away_at_options(fido_server)
     result = card.sdk("register-user", *server_args(fido_server, "--username", "alice"), card_args=card_args)
     error = result.failed(600)
     assert error["message"].startswith("sdk register-user: the card left the reader ("), error["message"]

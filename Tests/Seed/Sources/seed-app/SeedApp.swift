@@ -25,18 +25,14 @@ struct SeedApp {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard let app = arguments.first else { usage() }
+        let functions: [String: @MainActor () async -> Void] = [
+            "minimal register": SeedMinimalClientDirect.register, "minimal authenticate": SeedMinimalClientDirect.authenticate,
+            "readme register": ReadmeExample.register, "readme authenticate": ReadmeExample.authenticate,
+        ]
         switch (app, arguments.count) {
-        case ("minimal", 2) where arguments[1] == "register":
-            await SeedMinimalClientDirect.register()
-            exit(0)
-        case ("minimal", 2) where arguments[1] == "authenticate":
-            await SeedMinimalClientDirect.authenticate()
-            exit(0)
-        case ("readme", 2) where arguments[1] == "register":
-            await ReadmeExample.register()
-            exit(0)
-        case ("readme", 2) where arguments[1] == "authenticate":
-            await ReadmeExample.authenticate()
+        case (_, 2):
+            guard let function = functions[arguments.joined(separator: " ")] else { usage() }
+            await function()
             exit(0)
         case ("client-direct", 3):
             let controller = SeedClientDirectApp.ViewController()
