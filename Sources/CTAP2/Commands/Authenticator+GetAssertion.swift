@@ -88,7 +88,10 @@ extension Authenticator {
             consumeToken()
         }
 
-        // Extensions are processed once presence was given (§6.2.2 step 10).
+        // Extensions are processed once presence was given (§6.2.2 step 10). hmac-secret derives a
+        // secret only with presence: "If "up" is set to false, authenticator returns
+        // CTAP2_ERR_UNSUPPORTED_OPTION." (CTAP 2.1 §12.5, authenticator getAssertion processing).
+        if extensions.hmacSecret != nil && !userPresent { throw .unsupportedOption }
         let hmacSecret = try extensions.hmacSecret.map { input throws(CTAPStatus) in try decodeHMACSecret(input) }
         let shared = AssertionRequest(
             rpIdHash: rpIdHash, clientDataHash: request.clientDataHash, userPresent: userPresent,
