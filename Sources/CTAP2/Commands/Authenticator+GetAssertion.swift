@@ -44,7 +44,7 @@ extension Authenticator {
         let ctap21 = profile.supportsCTAP21
         let rpId = request.rpId
         if let pinUvAuthParam = request.pinUvAuthParam, pinUvAuthParam.isEmpty { try answerPINProbe() }
-        let pinProtocol = request.pinUvAuthParam == nil ? nil : try self.pinProtocol(request.pinUvAuthProtocol)
+        let pinProtocol = request.pinUvAuthParam == nil ? nil : try requestPINProtocol(request.pinUvAuthProtocol)
 
         // Options: on CTAP 2.1 a pinUvAuthParam takes precedence over "uv" (§6.2.2 step 4.2; CTAP
         // 2.0 has no such rule); "rk" is not an option of getAssertion (CTAP 2.1: unsupported;
