@@ -28,9 +28,7 @@ from fido2.ctap2.credman import CredentialManagement
 from fido2.ctap2.pin import ClientPin, PinProtocolV1, PinProtocolV2
 from fido2.utils import sha256
 
-from conftest import ServedCard
-from test_power_kill import reader_state, slot_lock, wait_card_seen, wait_slot_free
-from test_secrets import SLOT, _binary_or_skip, _normalized, _sent_ctap_requests, _shows
+from test_secrets import _normalized, _sent_ctap_requests, _shows, verbose_served
 
 PIN, NEW_PIN = "31415926", "27182818"
 RP = {"id": "example.com", "name": "Example"}
@@ -40,21 +38,8 @@ PERMISSION = ClientPin.PERMISSION
 @pytest.fixture
 def reference_card(pcsc_reader, tmp_path):
     """A ctap-reference card served with --verbose."""
-    binary = _binary_or_skip()
-    with slot_lock(SLOT):
-        wait_slot_free(SLOT)
-        served = ServedCard(binary, SLOT, tmp_path / "card.img",
-                            ["--profile", "ctap-reference", "--control", str(tmp_path / "control.sock")], tmp_path)
-        counter = reader_state(served.reader) >> 16
-        try:
-            served.wait_present(1)
-            wait_card_seen(served.reader, present=True)
-            counter = reader_state(served.reader) >> 16
-            yield served
-        finally:
-            status = served.stop()
-            wait_card_seen(served.reader, present=False, counter_before=counter)
-        assert status == 0, served.stderr()[-4000:]
+    with verbose_served(tmp_path, ["--profile", "ctap-reference"]) as served:
+        yield served
 
 
 class Secrets:
