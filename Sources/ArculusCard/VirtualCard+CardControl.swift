@@ -38,7 +38,8 @@ extension VirtualCard {
     @discardableResult
     public func addCredential(rpId: String, user: CredentialUser, discoverable: Bool = true,
                               privateKey: P256PrivateKey? = nil) throws(StateControlError) -> CredentialRecord {
-        try addCredential(CredentialSeed(rpId: rpId, user: user, discoverable: discoverable, privateKey: privateKey))
+        try addCredential(CredentialSeed(rpId: rpId, user: user, discoverable: discoverable,
+                                         privateKey: privateKey.map(CredentialPrivateKey.init)))
     }
 
     /// Puts the credential `seed` describes on the card and returns its record, with the

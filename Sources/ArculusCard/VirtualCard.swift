@@ -1,5 +1,5 @@
 // What a user of the ArculusCard product names: the model's types, and the keys its state
-// control takes and returns (P256PrivateKey, P256PublicKey), so one import is enough.
+// control takes and returns (CredentialPrivateKey, CredentialPublicKey, P256PrivateKey), so one import is enough.
 @_exported import CardCrypto
 @_exported import CBOR
 @_exported import CTAP2

@@ -36,6 +36,16 @@ public enum SignatureAlgorithm: Int, Sendable, CaseIterable, CustomStringConvert
     /// The registry name.
     public var description: String { name }
 
+    /// The algorithm a registry name (`"EdDSA"`, any case) or a COSE number (`"-8"`) stands for.
+    public init?(name: String) {
+        if let number = Int(name), let algorithm = SignatureAlgorithm(rawValue: number) {
+            self = algorithm
+            return
+        }
+        guard let algorithm = Self.allCases.first(where: { $0.name.lowercased() == name.lowercased() }) else { return nil }
+        self = algorithm
+    }
+
     /// The COSE key type a key of this algorithm has.
     public var keyType: COSEKeyType {
         switch self {

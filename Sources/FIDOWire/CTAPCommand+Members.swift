@@ -25,4 +25,21 @@ extension CTAPCommand {
         default: nil
         }
     }
+
+    /// The key of the pinUvAuthParam member in this command's request map, for the commands
+    /// that carry one (CTAP 2.1 §6.1–§6.11; bioEnrollment 0x05; the FIDO_2_1_PRE forms 0x40 and
+    /// 0x41 as their later numbers): the one table the trace, the transcript replay and the
+    /// stand-in read.
+    public var pinUvAuthParamKey: Int? {
+        switch self {
+        case .makeCredential: MakeCredentialKey.pinUvAuthParam.rawValue
+        case .getAssertion: GetAssertionKey.pinUvAuthParam.rawValue
+        case .clientPIN: ClientPINKey.pinUvAuthParam.rawValue
+        case .credentialManagement, .credentialManagementPreview: CredentialManagementKey.pinUvAuthParam.rawValue
+        case .largeBlobs: LargeBlobsKey.pinUvAuthParam.rawValue
+        case .config: ConfigKey.pinUvAuthParam.rawValue
+        case .bioEnrollment, .bioEnrollmentPreview: 0x05
+        case .getInfo, .reset, .getNextAssertion, .selection: nil
+        }
+    }
 }

@@ -43,6 +43,10 @@ public struct PINUVAuthPermissions: OptionSet, Hashable, Sendable, CustomStringC
         (.largeBlobWrite, "lbw"), (.authenticatorConfig, "acfg"), (.persistentCredentialManagementReadOnly, "pcmr"),
     ]
 
+    /// Every permission a specification version defines (CTAP 2.1 §6.5.5.7, CTAP 2.2's pcmr); the
+    /// other bits are undefined, and a card ignores them.
+    public static let defined = PINUVAuthPermissions(rawValue: names.reduce(0) { $0 | $1.0.rawValue })
+
     /// `mc|ga`, or `0x80` bits without a name in hex.
     public var description: String {
         var parts = Self.names.filter { contains($0.0) }.map(\.1)

@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// Which fields of CTAP requests and responses must be equal, and which only need the same
 /// shape, for the three comparisons transcripts make.
@@ -64,9 +65,7 @@ enum ComparisonRules {
             guard let key = path.topLevelKey else { return .shape }
             let inner = path.innerNames
             switch (command, key) {
-            case (0x01, 1), (0x01, 8):  // makeCredential clientDataHash, pinUvAuthParam
-                return .sameTypeAndLength
-            case (0x02, 2), (0x02, 6):  // getAssertion clientDataHash, pinUvAuthParam
+            case (0x01, 1), (0x02, 2):  // makeCredential's and getAssertion's clientDataHash
                 return .sameTypeAndLength
             case (0x02, 4):  // getAssertion extensions: hmac-secret inputs
                 guard let name = inner.first else { return .shape }
@@ -79,11 +78,11 @@ enum ComparisonRules {
                 }
             case (0x06, 3):  // clientPIN keyAgreement
                 return .coseKey
-            case (0x06, 4), (0x06, 5), (0x06, 6):  // pinUvAuthParam, newPinEnc, pinHashEnc
-                return .sameTypeAndLength
-            case (0x0A, 4), (0x0D, 4), (0x41, 4), (0x09, 5), (0x0C, 5), (0x40, 5):  // pinUvAuthParam
+            case (0x06, 5), (0x06, 6):  // newPinEnc, pinHashEnc
                 return .sameTypeAndLength
             default:
+                // Every command's pinUvAuthParam (makeCredential's and getAssertion's among them).
+                if let command, key == CTAPCommand(rawValue: command)?.pinUvAuthParamKey { return .sameTypeAndLength }
                 return .equal
             }
         }

@@ -222,17 +222,17 @@ public final class TranscriptReplay {
             guard let value = map[int: key] else { return false }
             return value.bytesValue.map { !$0.isEmpty } ?? true
         }
-        switch command {
-        case 0x06 where map[int: 3] != nil:
+        if command == CTAPCommand.clientPIN.rawValue && map[int: ClientPINKey.keyAgreement.rawValue] != nil {
             return "it carries the host's key-agreement key and data encrypted to the recorded card's key (clientPIN keyAgreement)"
-        case 0x01 where nonEmpty(8), 0x02 where nonEmpty(6), 0x0A where nonEmpty(4), 0x0D where nonEmpty(4),
-             0x09 where nonEmpty(5), 0x0C where nonEmpty(5):
-            return "its pinUvAuthParam is a MAC under a PIN/UV auth token the recorded card issued"
-        case 0x02 where map[int: 4]?.mapValue?[text: "hmac-secret"] != nil:
-            return "its hmac-secret salts are encrypted to the recorded card's key-agreement key"
-        default:
-            return nil
         }
+        if let key = CTAPCommand(rawValue: command)?.pinUvAuthParamKey, nonEmpty(key) {
+            return "its pinUvAuthParam is a MAC under a PIN/UV auth token the recorded card issued"
+        }
+        if command == CTAPCommand.getAssertion.rawValue,
+           map[int: GetAssertionKey.extensions.rawValue]?.mapValue?[text: "hmac-secret"] != nil {
+            return "its hmac-secret salts are encrypted to the recorded card's key-agreement key"
+        }
+        return nil
     }
 
     // MARK: - Comparison helpers

@@ -13,9 +13,10 @@ import FIDOWire
 /// the exchanges of one reader in order.
 ///
 /// Secrets: PINs only travel encrypted, but the trace still never shows PIN/UV material in
-/// full. `pinUvAuthParam`, `newPinEnc`, `pinHashEnc` and a returned `pinUvAuthToken` show
-/// only their first bytes, any byte string longer than ``maximumBytes`` is abbreviated, and
-/// the hex of an NFCCTAP_MSG's data field is not printed at all (its decoding is).
+/// full. `pinUvAuthParam`, `newPinEnc`, `pinHashEnc`, hmac-secret's `saltEnc` and `saltAuth` and
+/// a returned `pinUvAuthToken` show only their first bytes; a `largeBlobKey` only its length;
+/// any byte string longer than ``maximumBytes`` is abbreviated; and the hex of an NFCCTAP_MSG's
+/// data field is not printed at all (its decoding is).
 public struct APDUTraceFormatter: Sendable {
     /// Byte strings and hex dumps longer than this are abbreviated.
     public var maximumBytes: Int
@@ -134,7 +135,7 @@ public struct APDUTraceFormatter: Sendable {
         guard data.count > 1 else { return commandName }
         switch Result(catching: { () throws(CBORError) -> CBORValue in try CBORDecoder.decode(Array(data.dropFirst())) }) {
         case .success(let value):
-            return "\(commandName) \(render(value, secrets: Self.requestSecrets[first] ?? []))"
+            return "\(commandName) \(render(value, secrets: Self.requestSecrets(first)))"
         case .failure(let error):
             return "\(commandName) (undecodable CBOR: \(error)) \(hex(Array(data.dropFirst())))"
         }
@@ -146,35 +147,61 @@ public struct APDUTraceFormatter: Sendable {
         guard data.count > 1 else { return statusName }
         switch Result(catching: { () throws(CBORError) -> CBORValue in try CBORDecoder.decode(Array(data.dropFirst())) }) {
         case .success(let value):
-            let secrets = ctapCommand.flatMap { Self.responseSecrets[$0] } ?? []
+            let secrets = ctapCommand.map(Self.responseSecrets) ?? Secrets()
             return "\(statusName) \(render(value, secrets: secrets))"
         case .failure(let error):
             return "\(statusName) (undecodable CBOR: \(error)) \(hex(Array(data.dropFirst())))"
         }
     }
 
-    /// Top-level request map keys holding PIN/UV material, per CTAP command byte
-    /// (CTAP 2.1 §6): the pinUvAuthParam of each command, and clientPIN's encrypted PINs.
-    private static let requestSecrets: [UInt8: Set<Int>] = [
-        0x01: [8],  // makeCredential pinUvAuthParam
-        0x02: [6],  // getAssertion pinUvAuthParam
-        0x06: [4, 5, 6],  // clientPIN pinUvAuthParam, newPinEnc, pinHashEnc
-        0x09: [5],  // bioEnrollment pinUvAuthParam
-        0x0A: [4],  // credentialManagement pinUvAuthParam
-        0x0C: [5],  // largeBlobs pinUvAuthParam
-        0x0D: [4],  // config pinUvAuthParam
-        0x40: [5],
-        0x41: [4],
-    ]
+    /// What the trace hides of a request or a response: `partly` keys show their first bytes
+    /// only (PIN/UV material: MACs and what is encrypted to the card), `wholly` keys show their
+    /// length only (keys the card hands out), and `extensions` names extension inputs whose
+    /// members `partly` hides (hmac-secret's saltEnc and saltAuth).
+    struct Secrets {
+        var partly: Set<Int> = []
+        var wholly: Set<Int> = []
+        var extensions: (key: Int, names: Set<String>, members: Set<Int>)?
+    }
 
-    /// Top-level response map keys to hide: clientPIN's (encrypted) pinUvAuthToken.
-    private static let responseSecrets: [UInt8: Set<Int>] = [0x06: [2]]
+    /// A request's PIN/UV material (CTAP 2.1 §6): every command's pinUvAuthParam (FIDOWire's one
+    /// table), clientPIN's encrypted PINs, and the hmac-secret / hmac-secret-mc salts.
+    static func requestSecrets(_ command: UInt8) -> Secrets {
+        var secrets = Secrets()
+        if let key = CTAPCommand(rawValue: command)?.pinUvAuthParamKey { secrets.partly.insert(key) }
+        switch CTAPCommand(rawValue: command) {
+        case .clientPIN?:
+            secrets.partly.formUnion([ClientPINKey.newPinEnc.rawValue, ClientPINKey.pinHashEnc.rawValue])
+        case .makeCredential?:
+            secrets.extensions = (MakeCredentialKey.extensions.rawValue, ["hmac-secret-mc"], [2, 3])
+        case .getAssertion?:
+            secrets.extensions = (GetAssertionKey.extensions.rawValue, ["hmac-secret"], [2, 3])
+        default:
+            break
+        }
+        return secrets
+    }
+
+    /// A response's secrets: clientPIN's encrypted pinUvAuthToken (first bytes), and the
+    /// largeBlobKey of makeCredential (0x05), getAssertion / getNextAssertion (0x07) and
+    /// credential management (0x0B), which is a key: its length only. (hmac-secret outputs
+    /// travel inside authData, which is longer than the trace shows.)
+    static func responseSecrets(_ command: UInt8) -> Secrets {
+        switch CTAPCommand(rawValue: command) {
+        case .clientPIN?: Secrets(partly: [ClientPINResponseKey.pinUvAuthToken.rawValue])
+        case .makeCredential?: Secrets(wholly: [MakeCredentialResponseKey.largeBlobKey.rawValue])
+        case .getAssertion?, .getNextAssertion?: Secrets(wholly: [GetAssertionResponseKey.largeBlobKey.rawValue])
+        case .credentialManagement?, .credentialManagementPreview?:
+            Secrets(wholly: [CredentialManagementResponseKey.largeBlobKey.rawValue])
+        default: Secrets()
+        }
+    }
 
     // MARK: - Diagnostic notation with abbreviation
 
-    /// Diagnostic notation, with long byte strings abbreviated and `secrets` (top-level
-    /// map keys) shown by their first bytes only.
-    private func render(_ value: CBORValue, secrets: Set<Int> = []) -> String {
+    /// Diagnostic notation, with long byte strings abbreviated and `secrets` (top-level map
+    /// keys, and the members of the extension inputs it names) hidden.
+    private func render(_ value: CBORValue, secrets: Secrets = Secrets()) -> String {
         switch value {
         case .bytes(let bytes):
             return bytes.count > maximumBytes ? abbreviated(bytes, keep: 16) : value.diagnosticNotation
@@ -183,8 +210,13 @@ public struct APDUTraceFormatter: Sendable {
         case .map(let map):
             let parts = map.entries.map { entry -> String in
                 let key = entry.key.diagnosticNotation
-                if let index = entry.key.intValue, secrets.contains(index), case .bytes(let bytes) = entry.value {
-                    return "\(key): \(abbreviated(bytes, keep: 4))"
+                let index = entry.key.intValue
+                if let index, case .bytes(let bytes) = entry.value {
+                    if secrets.wholly.contains(index) { return "\(key): \(abbreviated(bytes, keep: 0))" }
+                    if secrets.partly.contains(index) { return "\(key): \(abbreviated(bytes, keep: 4))" }
+                }
+                if let index, let inputs = secrets.extensions, index == inputs.key, case .map(let extensions) = entry.value {
+                    return "\(key): " + renderExtensions(extensions, hiding: inputs.names, members: inputs.members)
                 }
                 return "\(key): \(render(entry.value))"
             }
@@ -192,6 +224,17 @@ public struct APDUTraceFormatter: Sendable {
         default:
             return value.diagnosticNotation
         }
+    }
+
+    /// An extensions map whose inputs named in `names` show the byte strings under `members`
+    /// by their first bytes only.
+    private func renderExtensions(_ extensions: CBORMap, hiding names: Set<String>, members: Set<Int>) -> String {
+        let parts = extensions.entries.map { entry -> String in
+            let key = entry.key.diagnosticNotation
+            guard case .text(let name) = entry.key, names.contains(name) else { return "\(key): \(render(entry.value))" }
+            return "\(key): \(render(entry.value, secrets: Secrets(partly: members)))"
+        }
+        return "{" + parts.joined(separator: ", ") + "}"
     }
 
     private func abbreviated(_ bytes: [UInt8], keep: Int) -> String {

@@ -172,7 +172,8 @@ extension CredentialParameters {
     /// Every member a credential to add may have: the protocol's names and WebDriver's.
     static let members: Set<String> = [
         "rpId", "rpName", "userId", "userIdHex", "userHandle", "userName", "userDisplayName", "discoverable",
-        "isResidentCredential", "privateKeyPEM", "privateKey", "credProtect", "hmacSecret", "signCount", "credentialId",
+        "isResidentCredential", "privateKeyPEM", "privateKey", "algorithm", "credProtect", "hmacSecret", "signCount",
+        "credentialId",
     ]
 
     /// Reads a credential object, in the protocol's names or WebDriver's (synonyms that disagree
@@ -193,25 +194,49 @@ extension CredentialParameters {
         var seed = CredentialSeed(rpId: rpId, rpName: try fields.string("rpName"), user: user,
                                   discoverable: discoverable ?? true, credProtect: level,
                                   hmacSecret: try fields.bool("hmacSecret") ?? false)
-        seed.privateKey = try Self.privateKey(fields)
+        let algorithm = try Self.algorithm(fields)
+        if let algorithm { seed.algorithm = algorithm }
+        if let key = try Self.privateKey(fields) {
+            if let algorithm, algorithm != key.algorithm {
+                throw .badRequest("credential: algorithm is \(algorithm.name) but the private key is \(key.algorithm.name)")
+            }
+            seed.privateKey = key
+            seed.algorithm = key.algorithm
+        }
         self.init(seed, signCount: try fields.uint32("signCount", what: "credential: signCount"),
                   credentialId: try fields.base64URL("credentialId"))
     }
 
-    private static func privateKey(_ fields: ControlChannelFields) throws(ControlChannelError) -> P256PrivateKey? {
+    /// `algorithm`: a COSE number (-8) or a name ("EdDSA"), for a key the card draws.
+    private static func algorithm(_ fields: ControlChannelFields) throws(ControlChannelError) -> SignatureAlgorithm? {
+        let given: String?
+        do throws(ControlChannelError) {
+            given = try fields.int("algorithm").map(String.init)
+        } catch {
+            given = try fields.string("algorithm")
+        }
+        guard let given else { return nil }
+        guard let algorithm = SignatureAlgorithm(name: given) else {
+            throw .badRequest("credential: algorithm '\(given)' is none of \(SignatureAlgorithm.allCases.map(\.name).joined(separator: ", "))")
+        }
+        return algorithm
+    }
+
+    /// `privateKeyPEM` or WebDriver's `privateKey` (base64url PKCS#8 DER), of any algorithm.
+    private static func privateKey(_ fields: ControlChannelFields) throws(ControlChannelError) -> CredentialPrivateKey? {
         let pem = try fields.string("privateKeyPEM")
         let der = try fields.base64URL("privateKey")
         switch (pem, der) {
         case (nil, nil):
             return nil
         case (let pem?, nil):
-            guard let key = try? P256PrivateKey(pemPKCS8: pem) else {
-                throw .badRequest("credential: privateKeyPEM is not an unencrypted P-256 private key in PEM (PKCS#8 or SEC 1)")
+            guard let key = try? CredentialPrivateKey(pemPKCS8: pem) else {
+                throw .badRequest("credential: privateKeyPEM is not an unencrypted private key in PEM (PKCS#8, or SEC 1 for P-256)")
             }
             return key
         case (nil, let der?):
-            guard let key = try? P256PrivateKey(pemPKCS8: ControlChannelBytes.pem(pkcs8DER: der)) else {
-                throw .badRequest("credential: privateKey is not base64url of an unencrypted PKCS#8 (DER) P-256 private key")
+            guard let key = try? CredentialPrivateKey(pkcs8DER: der) else {
+                throw .badRequest("credential: privateKey is not base64url of an unencrypted PKCS#8 (DER) private key")
             }
             return key
         case (.some, .some):
@@ -225,6 +250,7 @@ extension CredentialParameters {
             "rpId": .string(seed.rpId), "rpName": .optional(seed.rpName), "userId": .string(ControlChannelBytes.base64URL(seed.user.id)),
             "userName": .optional(seed.user.name), "userDisplayName": .optional(seed.user.displayName),
             "discoverable": .bool(seed.discoverable), "credProtect": .int(seed.credProtect), "hmacSecret": .bool(seed.hmacSecret),
+            "algorithm": .int(seed.keyAlgorithm.rawValue),
         ]
         if let key = seed.privateKey, let der = ControlChannelBytes.der(pem: key.pemPKCS8) {
             members["privateKey"] = .string(ControlChannelBytes.base64URL(der))

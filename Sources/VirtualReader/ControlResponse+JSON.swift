@@ -72,9 +72,11 @@ extension ControlResponse.PINStatus {
 
 extension CredentialListing {
     /// The credential under the protocol's names (`id`, `idHex`, `rpId`, `rpName`, `userId`,
-    /// `userIdHex`, `userName`, `userDisplayName`, `discoverable`, `publicKeyPEM`, `publicKeyHex`
-    /// (X9.62), `credProtect`, `hmacSecret`) and WebDriver's (`credentialId`, `isResidentCredential`,
-    /// `userHandle`, `privateKey`: base64url PKCS#8 DER or null when unknown, `signCount`).
+    /// `userIdHex`, `userName`, `userDisplayName`, `discoverable`, `algorithm` (COSE, e.g. -7),
+    /// `algorithmName` ("ES256", "EdDSA", …), `publicKeyPEM`, `publicKeyHex` (an EC key's X9.62
+    /// point, an Ed25519 key's 32 bytes, an RSA key's SubjectPublicKeyInfo), `credProtect`,
+    /// `hmacSecret`) and WebDriver's (`credentialId`, `isResidentCredential`, `userHandle`,
+    /// `privateKey`: base64url PKCS#8 DER or null when unknown, `signCount`).
     public var json: JSONValue {
         let id = ControlChannelBytes.base64URL(record.id)
         let userId = ControlChannelBytes.base64URL(record.user.id)
@@ -85,10 +87,20 @@ extension CredentialListing {
             "userId": .string(userId), "userIdHex": .string(record.user.id.hexString), "userHandle": .string(userId),
             "userName": .optional(record.user.name), "userDisplayName": .optional(record.user.displayName),
             "discoverable": .bool(record.discoverable), "isResidentCredential": .bool(record.discoverable),
-            "publicKeyPEM": .string(record.publicKeyPEM), "publicKeyHex": .string(record.publicKey.x962.hexString),
+            "algorithm": .int(record.algorithm.rawValue), "algorithmName": .string(record.algorithm.name),
+            "publicKeyPEM": .string(record.publicKeyPEM), "publicKeyHex": .string(Self.publicKeyBytes(record.publicKey).hexString),
             "privateKey": .optional(privateKeyDER.map(ControlChannelBytes.base64URL)),
             "credProtect": .int(record.credProtect), "hmacSecret": .bool(record.hmacSecret), "signCount": .int(signCount),
         ]
+    }
+
+    /// `publicKeyHex`'s bytes: X9.62 uncompressed for EC2, the raw key for OKP, SPKI for RSA.
+    static func publicKeyBytes(_ key: CredentialPublicKey) -> [UInt8] {
+        switch key.coseKey {
+        case .ec2(_, let x, let y): [0x04] + x + y
+        case .okp(_, let x): x
+        case .rsa: key.derSubjectPublicKeyInfo
+        }
     }
 }
 

@@ -10,11 +10,11 @@ public struct CredentialListing: Sendable {
     /// The private key: known for a discoverable credential (the card stores it) and for one
     /// added with a key of the caller's; nil for a non-discoverable credential whose key the
     /// card drew (only the card can unwrap it from the ID).
-    public var privateKey: P256PrivateKey?
+    public var privateKey: CredentialPrivateKey?
     /// The card's signature counter (one for all its credentials).
     public var signCount: UInt32
 
-    public init(record: CredentialRecord, privateKey: P256PrivateKey?, signCount: UInt32) {
+    public init(record: CredentialRecord, privateKey: CredentialPrivateKey?, signCount: UInt32) {
         self.record = record
         self.privateKey = privateKey
         self.signCount = signCount

@@ -29,12 +29,13 @@ public struct CredentialParameters: Sendable {
 }
 
 extension CredentialParameters: Equatable {
-    /// Equal when they describe the same credential (private keys compared by their scalar).
+    /// Equal when they describe the same credential (private keys compared by algorithm and bytes).
     public static func == (lhs: CredentialParameters, rhs: CredentialParameters) -> Bool {
         let a = lhs.seed
         let b = rhs.seed
         return a.rpId == b.rpId && a.rpName == b.rpName && a.user == b.user && a.discoverable == b.discoverable
-            && a.privateKey?.rawScalar == b.privateKey?.rawScalar && a.credProtect == b.credProtect
+            && a.keyAlgorithm == b.keyAlgorithm && a.privateKey?.privateKeyBytes == b.privateKey?.privateKeyBytes
+            && a.credProtect == b.credProtect
             && a.hmacSecret == b.hmacSecret && lhs.signCount == rhs.signCount && lhs.credentialId == rhs.credentialId
     }
 }

@@ -31,19 +31,25 @@ extension VirtualCard {
         return listing(record, privateKey: seed.privateKey)
     }
 
-    /// The discoverable credentials, oldest first, with their private keys and the counter.
+    /// The discoverable credentials, oldest first, of every algorithm, with their private keys
+    /// and the counter.
     public var credentialListings: [CredentialListing] {
-        let scalars = Dictionary(credentials.map { ($0.id, $0.privateKey) }, uniquingKeysWith: { first, _ in first })
+        let stored = Dictionary(credentials.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let counter = pinState.signatureCounter
         return credentialRecords.map { record in
-            CredentialListing(record: record, privateKey: scalars[record.id].flatMap { try? P256PrivateKey(rawScalar: $0) },
-                              signCount: counter)
+            CredentialListing(record: record, privateKey: stored[record.id].flatMap(Self.privateKey), signCount: counter)
         }
     }
 
     /// `record` listed: its key is the stored one for a discoverable credential, else `known`.
-    private func listing(_ record: CredentialRecord, privateKey known: P256PrivateKey?) -> CredentialListing {
-        let stored = credentials.first { $0.id == record.id }.flatMap { try? P256PrivateKey(rawScalar: $0.privateKey) }
+    private func listing(_ record: CredentialRecord, privateKey known: CredentialPrivateKey?) -> CredentialListing {
+        let stored = credentials.first { $0.id == record.id }.flatMap(Self.privateKey)
         return CredentialListing(record: record, privateKey: stored ?? known, signCount: pinState.signatureCounter)
+    }
+
+    /// A stored credential's private key, of its algorithm.
+    private static func privateKey(_ credential: ResidentCredential) -> CredentialPrivateKey? {
+        guard let algorithm = SignatureAlgorithm(rawValue: credential.algorithm) else { return nil }
+        return try? CredentialPrivateKey(algorithm: algorithm, privateKeyBytes: credential.privateKey)
     }
 }

@@ -66,12 +66,13 @@ enum CredentialOption {
 
     // MARK: - key=value pairs
 
-    private static let keys = "rp, user, user-hex, name, display, rp-name, discoverable, key, cred-protect, hmac-secret"
+    private static let keys = "rp, user, user-hex, name, display, rp-name, discoverable, key, alg, cred-protect, hmac-secret"
 
     private static func pairs(_ spec: String) throws(UsageError) -> CredentialParameters {
         // rp= is required; the seed is filled in pair by pair, then checked.
         var seed = CredentialSeed(rpId: "")
         var handleText: String?
+        var algorithmGiven: SignatureAlgorithm?
         for pair in spec.split(separator: ",", omittingEmptySubsequences: true) {
             guard let equals = pair.firstIndex(of: "=") else {
                 throw UsageError("--credential: '\(pair)' is not key=value (in '\(spec)')")
@@ -96,23 +97,37 @@ enum CredentialOption {
                     throw UsageError("--credential: cred-protect wants 1, 2 or 3, not '\(value)'")
                 }
                 seed.credProtect = level
-            case "key": seed.privateKey = try privateKey(file: value)
+            case "key":
+                let key = try privateKey(file: value)
+                seed.privateKey = key
+                seed.algorithm = key.algorithm
+            case "alg":
+                guard let algorithm = SignatureAlgorithm(name: value) else {
+                    throw UsageError("--credential: alg wants one of \(SignatureAlgorithm.allCases.map(\.name).joined(separator: ", ")) or a COSE number, not '\(value)'")
+                }
+                algorithmGiven = algorithm
             default:
                 throw UsageError("--credential: unknown key '\(key)' (\(keys))")
             }
         }
         guard !seed.rpId.isEmpty else { throw UsageError("--credential: rp=RPID is required (in '\(spec)')") }
+        if let algorithmGiven {
+            if let key = seed.privateKey, key.algorithm != algorithmGiven {
+                throw UsageError("--credential: alg=\(algorithmGiven.name) but the key is \(key.algorithm.name)")
+            }
+            seed.algorithm = algorithmGiven
+        }
         if seed.user.name == nil { seed.user.name = handleText }
         return CredentialParameters(seed)
     }
 
-    /// `key=PEM-FILE`.
-    private static func privateKey(file path: String) throws(UsageError) -> P256PrivateKey {
+    /// `key=PEM-FILE`: an unencrypted private key of any algorithm CardCrypto has.
+    private static func privateKey(file path: String) throws(UsageError) -> CredentialPrivateKey {
         guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw UsageError("--credential: cannot read the key file '\(path)'")
         }
-        guard let key = try? P256PrivateKey(pemPKCS8: pem) else {
-            throw UsageError("--credential: \(path) is not an unencrypted P-256 private key in PEM (PKCS#8 or SEC 1)")
+        guard let key = try? CredentialPrivateKey(pemPKCS8: pem) else {
+            throw UsageError("--credential: \(path) is not an unencrypted private key in PEM (PKCS#8, or SEC 1 for P-256)")
         }
         return key
     }

@@ -162,15 +162,16 @@ struct MakeCredentialTests {
         #expect(client.makeCredential(request).status == .missingParameter)
     }
 
-    @Test("unsupported pinUvAuthProtocol → INVALID_PARAMETER",
-          arguments: [(CardProfile.arculusFIDO21, 3), (CardProfile.arculusFIDO2, 3), (CardProfile.arculusFIDO2, 2)])
-    func unsupportedProtocol(profile: CardProfile, protocolNumber: Int) throws {
+    @Test("unsupported pinUvAuthProtocol → INVALID_PARAMETER (CTAP 2.1 §6.1.2 step 2); PIN_AUTH_INVALID on the CTAP 2.0 profile (CTAP 2.0 §5.1 step 7)",
+          arguments: [(CardProfile.arculusFIDO21, 3, CTAPStatus.invalidParameter), (CardProfile.arculusFIDO2, 3, .pinAuthInvalid),
+                      (CardProfile.arculusFIDO2, 2, .pinAuthInvalid)])
+    func unsupportedProtocol(profile: CardProfile, protocolNumber: Int, status: CTAPStatus) throws {
         let client = try TestClient(profile: profile)
         try client.setPIN()
         let token = try client.token()
         var request = TestClient.makeCredentialRequest(token: token)
         request[int: 9] = .int(protocolNumber)
-        #expect(client.makeCredential(request).status == .invalidParameter)
+        #expect(client.makeCredential(request).status == status)
     }
 
     @Test("a pinUvAuthParam that is not authenticate(token, clientDataHash) → PIN_AUTH_INVALID", arguments: PlatformPIN.allCases)

@@ -16,6 +16,7 @@ import re
 import socket
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -42,13 +43,15 @@ def _mode(path: Path) -> int:
     return path.stat().st_mode & 0o777
 
 
-@pytest.fixture
-def verbose_card(pcsc_reader, tmp_path):
-    """A card served with --verbose (ServedCard's default) and a control socket of its own."""
+@contextmanager
+def verbose_served(tmp_path: Path, extra: list[str] | None = None):
+    """A card served with --verbose (ServedCard's default), a control socket of its own and
+    `extra` serve options; stopped, and seen gone by pcscd, on the way out."""
     binary = _binary_or_skip()
     with slot_lock(SLOT):
         wait_slot_free(SLOT)
-        served = ServedCard(binary, SLOT, tmp_path / "card.img", ["--control", str(tmp_path / "control.sock")], tmp_path)
+        served = ServedCard(binary, SLOT, tmp_path / "card.img",
+                            ["--control", str(tmp_path / "control.sock"), *(extra or [])], tmp_path)
         counter = reader_state(served.reader) >> 16
         try:
             served.wait_present(1)
@@ -59,6 +62,13 @@ def verbose_card(pcsc_reader, tmp_path):
             status = served.stop()
             wait_card_seen(served.reader, present=False, counter_before=counter)
         assert status == 0, served.stderr()[-4000:]
+
+
+@pytest.fixture
+def verbose_card(pcsc_reader, tmp_path):
+    """A card served with --verbose and a control socket of its own."""
+    with verbose_served(tmp_path) as served:
+        yield served
 
 
 # --- file permissions ---------------------------------------------------------------------------

@@ -442,3 +442,47 @@ def test_control_socket_is_owner_only_json_lines(serve_double):
     served.ctl("fault", "clear")
     served.stop()
     assert not os.path.exists(served.ctl.path), "the socket is removed when the card stops"
+
+
+def test_every_algorithm_is_listed_and_counted(serve_double, tmp_path):
+    """On ctap-reference an Ed25519 resident key made by python-fido2 over CTAP is what
+    `ctl credentials list` shows (with its algorithm and a key that verifies the card's
+    signature) and `ctl status` counts; after a reset both say none. `ctl credentials add` and
+    `image credentials add|list` take and show an EdDSA credential the same way."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    served = serve_double(serve_args=["--profile", "ctap-reference"])
+    ctap, device = ctap2(served)
+    try:
+        ctap.reset()
+        ctap.make_credential(CLIENT_DATA_HASH, {"id": "example.com"}, {"id": b"es", "name": "es"},
+                             [{"type": "public-key", "alg": -7}], options={"rk": True})
+        ctap.make_credential(CLIENT_DATA_HASH, {"id": "example.com"}, {"id": b"ed", "name": "ed"},
+                             [{"type": "public-key", "alg": -8}], options={"rk": True})
+        listed = served.ctl("credentials", "list")["credentials"]
+        assert [(c["algorithm"], c["algorithmName"]) for c in listed] == [(-7, "ES256"), (-8, "EdDSA")]
+        assert served.ctl("status")["credentials"] == 2
+        ed = listed[1]
+        assertion = ctap.get_assertion("example.com", CLIENT_DATA_HASH, [descriptor(ed)])
+        key = serialization.load_pem_public_key(ed["publicKeyPEM"].encode())
+        assert isinstance(key, Ed25519PublicKey)
+        key.verify(assertion.signature, bytes(assertion.auth_data) + CLIENT_DATA_HASH)
+        added = served.ctl("credentials", "add", "--credential", "rp=example.org,user=carol,alg=EdDSA")["credential"]
+        assert added["algorithm"] == -8
+        device.close()
+        served.ctl("tap", "--delay", "0")
+        ctap, device = ctap2(served)
+        ctap.reset()
+        assert served.ctl("credentials", "list")["credentials"] == []
+        assert served.ctl("status")["credentials"] == 0
+    finally:
+        device.close()
+
+    image = tmp_path / "offline.img"
+    run_json(str(served.binary), "image", "create", "--card", str(image), "--profile", "ctap-reference",
+             "--credential", "rp=example.com,user=dave,alg=EdDSA")
+    offline = run_json(str(served.binary), "image", "credentials", "list", "--card", str(image))["credentials"]
+    assert [c["algorithmName"] for c in offline] == ["EdDSA"]
+    refused = subprocess.run([str(served.binary), "image", "create", "--card", str(tmp_path / "fido21.img"),
+                              "--credential", "rp=example.com,user=erin,alg=EdDSA"], capture_output=True, text=True)
+    assert refused.returncode != 0 and "has no EdDSA credentials" in refused.stdout + refused.stderr

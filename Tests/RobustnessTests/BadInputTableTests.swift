@@ -399,7 +399,7 @@ enum BadInputTable {
             c.select()
             return c.ctap([0x0C, 0xA1, 0x01, 0x10])
         },
-        BadInputRow(category: "CTAP misuse", name: "largeBlobs get without offset → MISSING_PARAMETER", expected: .ctap(.missingParameter)) { c in
+        BadInputRow(category: "CTAP misuse", name: "largeBlobs get without offset → INVALID_PARAMETER (§6.10.2 step 1)", expected: .ctap(.invalidParameter)) { c in
             c.select()
             return c.ctap([0x0C, 0xA1, 0x01, 0x10])
         },

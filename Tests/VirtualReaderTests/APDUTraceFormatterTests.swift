@@ -56,6 +56,33 @@ struct APDUTraceFormatterTests {
         #expect(!text.contains("14151617"))
     }
 
+    /// A getAssertion answer {1: credential, 2: authData, 3: signature, 7: largeBlobKey} for
+    /// the command `command` (0x02), or a credential management one {11: largeBlobKey}.
+    @Test("largeBlobKey (makeCredential 0x05, getAssertion 0x07, credential management 0x0B) is a key: the trace shows its length only",
+          arguments: [(UInt8(0x01), UInt8(0x05)), (0x02, 0x07), (0x0A, 0x0B), (0x41, 0x0B)])
+    func largeBlobKeyIsHidden(command: UInt8, key: UInt8) {
+        var formatter = APDUTraceFormatter()
+        let largeBlobKey = (0..<32).map { UInt8(0xB0 + $0) }
+        let request: [UInt8] = [command, 0xA0]
+        let response: [UInt8] = [0x00, 0xA1, key, 0x58, 0x20] + largeBlobKey + [0x90, 0x00]
+        let lines = formatter.lines(command: [0x80, 0x10, 0x80, 0x00, UInt8(request.count)] + request + [0x00], response: response)
+        let text = lines.joined(separator: "\n")
+        #expect(lines.last == "  CTAP2_OK {\(key): h'…' /32 bytes/}")
+        #expect(!text.lowercased().contains("b0b1") && !text.uppercased().contains("B0 B1"))
+    }
+
+    @Test("hmac-secret's saltEnc and saltAuth in a getAssertion request show their first bytes only")
+    func hmacSecretSaltsAreAbbreviated() {
+        var formatter = APDUTraceFormatter()
+        let saltEnc = (0..<48).map { UInt8(0x30 + $0) }
+        let saltAuth = (0..<32).map { UInt8(0xC0 + $0) }
+        // getAssertion {4: {"hmac-secret": {2: saltEnc, 3: saltAuth}}}
+        let request: [UInt8] = [0x02, 0xA1, 0x04, 0xA1, 0x6B] + Array("hmac-secret".utf8) + [0xA2, 0x02, 0x58, 0x30] + saltEnc
+            + [0x03, 0x58, 0x20] + saltAuth
+        let lines = formatter.lines(command: [0x80, 0x10, 0x80, 0x00, UInt8(request.count)] + request + [0x00], response: [0x2E, 0x90, 0x00])
+        #expect(lines[1] == "  authenticatorGetAssertion {4: {\"hmac-secret\": {2: h'30313233…' /48 bytes/, 3: h'c0c1c2c3…' /32 bytes/}}}")
+    }
+
     @Test func makeCredentialPinUvAuthParamAndLongBytes() {
         var formatter = APDUTraceFormatter()
         let param = [UInt8](repeating: 0xAB, count: 32)

@@ -14,44 +14,65 @@ extension Authenticator {
             return ClientPINResponse(pinRetries: state.pinRetries,
                                      powerCycleState: profile.supportsCTAP21 ? session.consecutivePINFailures >= 3 : nil)
         }
-        let pinProtocol = try self.pinProtocol(request.pinUvAuthProtocol)
+        // Every subcommand first checks that its mandatory parameters are present (step 1:
+        // MISSING_PARAMETER), then that pinUvAuthProtocol is supported (step 2: INVALID_PARAMETER),
+        // and only then anything else (CTAP 2.1 §6.5.5.4–§6.5.5.7).
         switch subcommand {
         case .getPINRetries:
             preconditionFailure("answered above")
         case .getKeyAgreement:
+            let pinProtocol = try self.pinProtocol(request.pinUvAuthProtocol)
             return ClientPINResponse(keyAgreement: COSEKey.keyAgreement(keyAgreementKey(pinProtocol).publicKey))
         case .setPIN:
-            try setPIN(ClientPINRequest.SetPIN(request), pinProtocol, changes: &changes)
+            let members = try ClientPINRequest.SetPIN(request)
+            try setPIN(members, try self.pinProtocol(request.pinUvAuthProtocol), changes: &changes)
             return nil
         case .changePIN:
-            try changePIN(ClientPINRequest.ChangePIN(request), pinProtocol, changes: &changes)
+            let members = try ClientPINRequest.ChangePIN(request)
+            try changePIN(members, try self.pinProtocol(request.pinUvAuthProtocol), changes: &changes)
             return nil
         case .getPinToken:
+            let members = try ClientPINRequest.PINToken(request)
+            let pinProtocol = try self.pinProtocol(request.pinUvAuthProtocol)
+            // §6.5.5.7.1 steps 3–4: permissions and rpId belong to the newer subcommand.
             if profile.pinUvAuthToken, request.permissions != nil || request.rpId != nil {
                 throw .invalidParameter
             }
-            return try issueToken(ClientPINRequest.PINToken(request), pinProtocol,
-                                  permissions: [.makeCredential, .getAssertion], rpId: nil, legacy: true, changes: &changes)
+            return try issueToken(members, pinProtocol, permissions: Self.getPinTokenPermissions, rpId: nil, legacy: true,
+                                  changes: &changes)
         case .getPinUvAuthTokenUsingPinWithPermissions where profile.pinUvAuthToken:
+            let members = try ClientPINRequest.PINToken(request)
             guard let number = request.permissions else { throw .missingParameter }
-            guard number != 0, number <= 0xFF else { throw .invalidParameter }
-            let asked = PINUVAuthPermissions(rawValue: UInt8(number))
-            guard asked.isSubset(of: grantablePermissions) else { throw .unauthorizedPermission }
-            // mc and ga are for one RP, which the platform must name (CTAP 2.1 §6.5.5.7, the
-            // permissions table: RP ID "Required"); absent, it is a missing parameter. Only
-            // getPinToken's token (mc and ga, no RP) is bound by its first use.
-            if !asked.isDisjoint(with: [.makeCredential, .getAssertion]) && request.rpId == nil { throw .missingParameter }
-            // The persistent token is for read-only credential management alone.
-            if asked.contains(.persistentCredentialManagementReadOnly) && asked != .persistentCredentialManagementReadOnly {
-                throw .invalidParameter
-            }
-            return try issueToken(ClientPINRequest.PINToken(request), pinProtocol, permissions: asked,
-                                  rpId: request.rpId, legacy: false, changes: &changes)
+            let pinProtocol = try self.pinProtocol(request.pinUvAuthProtocol)
+            let asked = try permissionsToGrant(number, rpId: request.rpId)
+            return try issueToken(members, pinProtocol, permissions: asked, rpId: request.rpId, legacy: false,
+                                  changes: &changes)
         case .getPinUvAuthTokenUsingUvWithPermissions, .getUVRetries, .getPinUvAuthTokenUsingPinWithPermissions:
             // No built-in user verification on this card.
             throw .invalidSubcommand
         }
     }
+
+    /// getPinUvAuthTokenUsingPinWithPermissions' permissions (CTAP 2.1 §6.5.5.7.2 steps 3–4, CTAP
+    /// 2.2's pcmr): 0 is INVALID_PARAMETER; "Undefined permissions present in the permissions
+    /// parameter are ignored" (bits no version defines: 0x80 and above); a permission the card
+    /// cannot grant, or pcmr with "any other pinUvAuthToken permission", is UNAUTHORIZED_PERMISSION.
+    private func permissionsToGrant(_ number: UInt64, rpId: String?) throws(CTAPStatus) -> PINUVAuthPermissions {
+        guard number != 0 else { throw .invalidParameter }
+        let asked = PINUVAuthPermissions(rawValue: UInt8(truncatingIfNeeded: number)).intersection(.defined)
+        guard asked.isSubset(of: grantablePermissions) else { throw .unauthorizedPermission }
+        if asked.contains(.persistentCredentialManagementReadOnly) && asked != .persistentCredentialManagementReadOnly {
+            throw .unauthorizedPermission
+        }
+        // mc and ga are for one RP, which the platform must name (CTAP 2.1 §6.5.5.7, the
+        // permissions table: RP ID "Required"); absent, it is a missing parameter. Only
+        // getPinToken's token (mc and ga, no RP) is bound by its first use.
+        if !asked.isDisjoint(with: [.makeCredential, .getAssertion]) && rpId == nil { throw .missingParameter }
+        return asked
+    }
+
+    /// The default permissions getPinToken assigns (CTAP 2.1 §6.5.5.7.1): mc and ga.
+    static let getPinTokenPermissions: PINUVAuthPermissions = [.makeCredential, .getAssertion]
 
     /// The permissions this card can grant (the others are UNAUTHORIZED_PERMISSION).
     private var grantablePermissions: PINUVAuthPermissions {
@@ -147,6 +168,12 @@ extension Authenticator {
         switch check.next {
         case .changePIN(let newPinEnc):
             let pin = try decryptNewPIN(newPinEnc, sharedSecret: check.sharedSecret, pinProtocol)
+            // §6.5.5.6 step 13: "If the forcePINChange member of the authenticatorGetInfo response
+            // is true and LEFT(SHA-256(newPin), 16) is equal to its internal stored
+            // LEFT(SHA-256(curPin), 16) then authenticator returns CTAP2_ERR_PIN_POLICY_VIOLATION."
+            if state.forcePINChange, let stored = state.pinHash, ConstantTime.equals(pin.hash, stored) {
+                throw .pinPolicyViolation
+            }
             changes.append(.setPIN(hash: pin.hash, codePoints: pin.codePoints))
             if profile.supportsCTAP21 {
                 session.resetTokens(random: &random)
@@ -155,11 +182,16 @@ extension Authenticator {
             }
             return nil
         case .issueToken(let permissions, let rpId, let legacy):
-            // CTAP 2.1 §6.5.5.7: a PIN that must change first gives no token.
-            if state.forcePINChange { throw .pinInvalid }
+            // Step 11: a PIN that must change first gives no token. getPinToken: "authenticator
+            // returns CTAP2_ERR_PIN_INVALID error" (§6.5.5.7.1); getPinUvAuthTokenUsingPinWithPermissions:
+            // "authenticator returns CTAP2_ERR_PIN_POLICY_VIOLATION" (§6.5.5.7.2).
+            if state.forcePINChange { throw legacy ? .pinInvalid : .pinPolicyViolation }
             if permissions == .persistentCredentialManagementReadOnly {
-                let token = random.bytes(32)
-                changes.append(.setPersistentToken(token))
+                // CTAP 2.2 §6.5.5.7.2 step 12: "Assign pcmr permission to the persistentPinUvAuthToken"
+                // and return it: the card's one persistent token (made on the first request, new
+                // only after a PIN change or a reset), so every platform holding it keeps it.
+                let token = state.persistentToken ?? random.bytes(32)
+                if state.persistentToken == nil { changes.append(.setPersistentToken(token)) }
                 let encrypted = pinProtocol.encrypt(key: check.sharedSecret, plaintext: token, iv: random.bytes(16))
                 return ClientPINResponse(pinUvAuthToken: encrypted)
             }

@@ -23,10 +23,13 @@ extension Authenticator {
             if usesPersistentToken(pinUvAuthParam, message: request.authenticatedMessage, protocol: pinProtocol) {
                 readOnly = true
             } else {
-                // The preview form (FIDO_2_1_PRE) knew no permissions: a getPinToken token serves.
+                // The preview form (FIDO_2_1_PRE) knew no permissions: a getPinToken token serves,
+                // while it still holds the default permissions getPinToken gave it. Once user
+                // presence consumed it (CTAP 2.1 §6.2.2 step 9.4, "clearPinUvAuthTokenPermissionsExceptLbw()")
+                // it has no permission left and serves nothing but lbw.
                 let legacyToken = preview && session.token.issuedByGetPinToken
                 try verifyToken(pinUvAuthParam, message: request.authenticatedMessage, protocol: pinProtocol,
-                                permission: legacyToken ? [] : .credentialManagement, rpId: nil)
+                                permission: legacyToken ? Self.getPinTokenPermissions : .credentialManagement, rpId: nil)
                 boundRPID = session.token.rpId
             }
             session.enumerationIsReadOnly = readOnly

@@ -44,7 +44,7 @@ extension Authenticator {
         let ctap21 = profile.supportsCTAP21
         let rpId = request.rpId
         if let pinUvAuthParam = request.pinUvAuthParam, pinUvAuthParam.isEmpty { try answerPINProbe() }
-        let pinProtocol = request.pinUvAuthParam == nil ? nil : try self.pinProtocol(request.pinUvAuthProtocol)
+        let pinProtocol = request.pinUvAuthParam == nil ? nil : try requestPINProtocol(request.pinUvAuthProtocol)
 
         // Options: on CTAP 2.1 a pinUvAuthParam takes precedence over "uv" (§6.2.2 step 4.2; CTAP
         // 2.0 has no such rule); "rk" is not an option of getAssertion (CTAP 2.1: unsupported;
@@ -88,7 +88,10 @@ extension Authenticator {
             consumeToken()
         }
 
-        // Extensions are processed once presence was given (§6.2.2 step 10).
+        // Extensions are processed once presence was given (§6.2.2 step 10). hmac-secret derives a
+        // secret only with presence: "If "up" is set to false, authenticator returns
+        // CTAP2_ERR_UNSUPPORTED_OPTION." (CTAP 2.1 §12.5, authenticator getAssertion processing).
+        if extensions.hmacSecret != nil && !userPresent { throw .unsupportedOption }
         let hmacSecret = try extensions.hmacSecret.map { input throws(CTAPStatus) in try decodeHMACSecret(input) }
         let shared = AssertionRequest(
             rpIdHash: rpIdHash, clientDataHash: request.clientDataHash, userPresent: userPresent,

@@ -10,35 +10,42 @@ extension Authenticator {
     /// array, or writing a new one in fragments; the array is checked against its checksum when
     /// the last fragment arrives, and only then made durable.
     mutating func largeBlobs(_ request: LargeBlobsRequest, changes: inout [CardMutation]) throws(CTAPStatus) -> LargeBlobsResponse? {
+        // Step 1: "If offset is not present in the input map, return CTAP1_ERR_INVALID_PARAMETER."
+        guard let offset = request.offset else { throw .invalidParameter }
         switch (request.get, request.set) {
         case (let count?, nil):
+            // Step 4: a read carries no length (4.a) and no PIN/UV auth: "If either of
+            // pinUvAuthParam or pinUvAuthProtocol are present, return CTAP1_ERR_INVALID_PARAMETER." (4.b)
             guard request.length == nil else { throw .invalidParameter }
+            guard request.pinUvAuthParam == nil, request.pinUvAuthProtocol == nil else { throw .invalidParameter }
             guard count <= UInt64(maxLargeBlobFragment) else { throw .invalidLength }
             let array = state.largeBlobArray
-            guard request.offset <= UInt64(array.count) else { throw .invalidParameter }
-            let start = Int(request.offset)
+            guard offset <= UInt64(array.count) else { throw .invalidParameter }
+            let start = Int(offset)
             return LargeBlobsResponse(config: Array(array[start..<min(array.count, start + Int(count))]))
         case (nil, let fragment?):
-            try writeLargeBlob(fragment, request, changes: &changes)
+            try writeLargeBlob(fragment, at: offset, request, changes: &changes)
             return nil
         default:
             throw .invalidParameter
         }
     }
 
-    private mutating func writeLargeBlob(_ fragment: [UInt8], _ request: LargeBlobsRequest,
+    /// Step 5: a fragment. The first one (offset 0) sets expectedLength and expectedNextOffset
+    /// (5.b.iv–v) before the sequence check (5.d) and the authentication (5.e), as the text orders
+    /// it: an offset-0 request that then fails still ends the write in progress.
+    private mutating func writeLargeBlob(_ fragment: [UInt8], at offset: UInt64, _ request: LargeBlobsRequest,
                                          changes: inout [CardMutation]) throws(CTAPStatus) {
         guard fragment.count <= maxLargeBlobFragment else { throw .invalidLength }
-        var write = session.largeBlobWrite
-        if request.offset == 0 {
+        if offset == 0 {
             guard let length = request.length else { throw .invalidParameter }
             guard length <= UInt64(profile.maxSerializedLargeBlobArray) else { throw .largeBlobStorageFull }
             guard length >= 17 else { throw .invalidParameter }
-            write = LargeBlobWrite(expectedLength: Int(length), bytes: [])
+            session.largeBlobWrite = LargeBlobWrite(expectedLength: Int(length), bytes: [])
         } else if request.length != nil {
             throw .invalidParameter
         }
-        guard var write, request.offset == UInt64(write.bytes.count) else { throw .invalidSequence }
+        guard var write = session.largeBlobWrite, offset == UInt64(write.bytes.count) else { throw .invalidSequence }
         if isProtectedByUserVerification || alwaysUvEnabled {
             guard let pinUvAuthParam = request.pinUvAuthParam else { throw .puatRequired }
             let pinProtocol = try self.pinProtocol(request.pinUvAuthProtocol)

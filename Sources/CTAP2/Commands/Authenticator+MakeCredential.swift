@@ -13,7 +13,7 @@ extension Authenticator {
 
         // Steps 1–2: the PIN probe, then the protocol of a pinUvAuthParam.
         if let pinUvAuthParam = request.pinUvAuthParam, pinUvAuthParam.isEmpty { try answerPINProbe() }
-        let pinProtocol = request.pinUvAuthParam == nil ? nil : try self.pinProtocol(request.pinUvAuthProtocol)
+        let pinProtocol = request.pinUvAuthParam == nil ? nil : try requestPINProtocol(request.pinUvAuthProtocol)
 
         // Step 3: the first of the RP's algorithms the card has.
         let offered = profile.algorithms

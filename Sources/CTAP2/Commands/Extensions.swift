@@ -92,7 +92,9 @@ struct HMACSecretInput: Sendable {
 
 extension Authenticator {
     /// Parses and decrypts an hmac-secret input: keyAgreement, saltEnc, saltAuth and the protocol
-    /// (default 1). saltAuth must verify (PIN_AUTH_INVALID); the salts are 32 or 64 bytes.
+    /// (default 1). saltAuth must verify (PIN_AUTH_INVALID); the salts are 32 or 64 bytes: "If the
+    /// decryption fails, or if the result is not 32 or 64 bytes long, return
+    /// CTAP1_ERR_INVALID_PARAMETER." (CTAP 2.1 §12.5).
     mutating func decodeHMACSecret(_ input: CBORValue) throws(CTAPStatus) -> HMACSecretInput {
         let input = try RequestMap<HMACSecretInputKey>(value: input)
         guard let platformKey = input[.keyAgreement] else { throw .missingParameter }
@@ -105,7 +107,7 @@ extension Authenticator {
         }
         guard let salts = pinProtocol.decrypt(key: sharedSecret, ciphertext: saltEnc),
               salts.count == 32 || salts.count == 64 else {
-            throw .invalidLength
+            throw .invalidParameter
         }
         return HMACSecretInput(pinProtocol: pinProtocol, sharedSecret: sharedSecret, salts: salts)
     }

@@ -57,10 +57,46 @@ extension Authenticator {
         if seed.hmacSecret && !profile.supportsHMACSecret {
             throw .invalidCredential("the \(profile.name) profile has no hmac-secret extension")
         }
-        let key = seed.privateKey ?? random.p256Key()
-        let contents = CredentialWrapper.Contents(key: .p256Scalar(key.rawScalar), discoverable: seed.discoverable,
-                                                  hmacSecret: seed.hmacSecret, credProtect: seed.credProtect)
+        let algorithm = seed.keyAlgorithm
+        guard profile.algorithms.contains(algorithm.rawValue) else {
+            throw .invalidCredential("the \(profile.name) profile has no \(algorithm.name) credentials "
+                                     + "(it offers \(profile.algorithms.compactMap { SignatureAlgorithm(rawValue: $0)?.name }.joined(separator: ", ")))")
+        }
+        // A drawn key of another algorithm than ES256 comes from a seed, as makeCredential's do,
+        // so that a non-discoverable credential's ID stays short; a given key is carried whole.
+        let drawnSeed = seed.privateKey == nil && algorithm != .es256 ? random.bytes(32) : nil
+        let material: CredentialKeyMaterial
+        let key: CredentialPrivateKey
+        do {
+            if let given = seed.privateKey {
+                key = given
+                material = CredentialKeyMaterial(algorithm: algorithm, privateKeyBytes: given.privateKeyBytes)
+            } else if let drawnSeed {
+                material = .seed(algorithm, drawnSeed)
+                key = try material.makeKey()
+            } else {
+                let drawn = random.p256Key()
+                key = CredentialPrivateKey(drawn)
+                material = .p256Scalar(drawn.rawScalar)
+            }
+        } catch {
+            throw .invalidCredential("making a \(algorithm.name) key failed: \(error)")
+        }
+        // A non-discoverable credential's ID carries its key; a given key too large for one (an
+        // RSA key) can only be discoverable, whose ID names the stored key (it then wraps a seed,
+        // as makeCredential's IDs do).
+        let maximumID = profile.maxCredentialIdLength
+        let tooLong = { (length: Int) -> StateControlError in
+            .invalidCredential("a \(algorithm.name) key this size does not fit a non-discoverable credential ID "
+                               + "(\(length) bytes of key; the profile's IDs are at most \(maximumID) bytes); make it discoverable")
+        }
+        let fits = material.bytes.count <= CredentialWrapper.maximumKeyBytes
+        guard fits || seed.discoverable else { throw tooLong(material.bytes.count) }
+        let contents = CredentialWrapper.Contents(key: fits ? material : .seed(algorithm, random.bytes(32)),
+                                                  discoverable: seed.discoverable, hmacSecret: seed.hmacSecret,
+                                                  credProtect: seed.credProtect)
         let id = memory.wrapper.wrap(contents, rpIdHash: SHA256.hash(Array(seed.rpId.utf8)), iv: random.bytes(16))
+        guard id.count <= profile.maxCredentialIdLength || seed.discoverable else { throw tooLong(material.bytes.count) }
         let record = CredentialRecord(
             id: id, rpId: seed.rpId, rpName: seed.rpName, user: seed.user, discoverable: seed.discoverable,
             publicKey: key.publicKey, credProtect: seed.credProtect, hmacSecret: seed.hmacSecret)
@@ -75,7 +111,8 @@ extension Authenticator {
         }
         changes.append(.addCredential(ResidentCredential(
             id: id, rpId: seed.rpId, rpName: seed.rpName, userId: seed.user.id, userName: seed.user.name,
-            userDisplayName: seed.user.displayName, privateKey: key.rawScalar, credProtect: seed.credProtect,
+            userDisplayName: seed.user.displayName, algorithm: algorithm.rawValue, privateKey: key.privateKeyBytes,
+            credProtect: seed.credProtect,
             hmacSecret: seed.hmacSecret, serial: state.nextCredentialSerial)))
         return (record, changes)
     }
@@ -86,12 +123,12 @@ extension Authenticator {
         return [.removeCredential(id: id)]
     }
 
-    /// The discoverable credentials on the card, oldest first, with their public keys.
+    /// The discoverable credentials on the card, oldest first, each with its algorithm and
+    /// public key — every algorithm the profile has, made over CTAP or added here.
     public var credentialRecords: [CredentialRecord] {
         state.residentCredentials.compactMap { credential in
-            // Records describe ES256 credentials; a stored scalar that is not a P-256 key cannot
-            // come from a valid image.
-            guard credential.algorithm == SignatureAlgorithm.es256.rawValue, let key = try? P256PrivateKey(rawScalar: credential.privateKey) else { return nil }
+            // A stored key that makes no key cannot come from a valid image (loading checks it).
+            guard let key = try? credential.contents.key.makeKey() else { return nil }
             return CredentialRecord(
                 id: credential.id, rpId: credential.rpId, rpName: credential.rpName,
                 user: CredentialUser(id: credential.userId, name: credential.userName, displayName: credential.userDisplayName),

@@ -1,5 +1,4 @@
 import CardCrypto
-import Foundation
 import FIDOWire
 
 /// A credential as a test reads it: its ID, whom it is for, and its public key, so a test can
@@ -16,17 +15,16 @@ public struct CredentialRecord: Sendable, Equatable {
     public var user: CredentialUser
     /// Whether the card stores it (resident) or only recognises its ID.
     public var discoverable: Bool
-    /// The credential's public key (ES256).
-    public var publicKey: P256PublicKey
+    /// The credential's public key, of its algorithm (``algorithm``).
+    public var publicKey: CredentialPublicKey
     /// credProtect level 1...3.
     public var credProtect: UInt8
     /// Whether it answers the hmac-secret extension.
     public var hmacSecret: Bool
 
+    /// The credential's COSE algorithm (ES256, EdDSA, ES384, …: any the profile offers).
+    public var algorithm: SignatureAlgorithm { publicKey.algorithm }
+
     /// The public key as a PEM `PUBLIC KEY` (SubjectPublicKeyInfo), the form most verifiers load.
-    public var publicKeyPEM: String {
-        let body = Data(publicKey.derSubjectPublicKeyInfo).base64EncodedString(
-            options: [.lineLength64Characters, .endLineWithLineFeed])
-        return "-----BEGIN PUBLIC KEY-----\n\(body)\n-----END PUBLIC KEY-----\n"
-    }
+    public var publicKeyPEM: String { publicKey.pem }
 }

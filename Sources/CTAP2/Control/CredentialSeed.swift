@@ -17,8 +17,11 @@ public struct CredentialSeed: Sendable {
     public var user: CredentialUser
     /// Whether the credential is discoverable (resident).
     public var discoverable: Bool
-    /// The credential's key; nil draws a new one from the card's entropy.
-    public var privateKey: P256PrivateKey?
+    /// The credential's key, of any algorithm the profile offers; nil draws a new one of
+    /// ``algorithm`` from the card's entropy.
+    public var privateKey: CredentialPrivateKey?
+    /// The algorithm of a drawn key (a given ``privateKey`` has its own).
+    public var algorithm: SignatureAlgorithm
     /// credProtect level 1...3 (CTAP 2.1 §12.1); above 1 needs a profile with `credProtect`.
     public var credProtect: UInt8
     /// Whether the credential answers the hmac-secret extension (needs a profile with it).
@@ -26,24 +29,30 @@ public struct CredentialSeed: Sendable {
 
     /// A credential for `rpId` and `user`.
     public init(rpId: String, rpName: String? = nil, user: CredentialUser = CredentialUser(id: []),
-                discoverable: Bool = true, privateKey: P256PrivateKey? = nil, credProtect: UInt8 = 1,
-                hmacSecret: Bool = false) {
+                discoverable: Bool = true, privateKey: CredentialPrivateKey? = nil, algorithm: SignatureAlgorithm = .es256,
+                credProtect: UInt8 = 1, hmacSecret: Bool = false) {
         self.rpId = rpId
         self.rpName = rpName
         self.user = user
         self.discoverable = discoverable
         self.privateKey = privateKey
+        self.algorithm = privateKey?.algorithm ?? algorithm
         self.credProtect = credProtect
         self.hmacSecret = hmacSecret
     }
 
-    /// Sets ``privateKey`` from a PEM private key (PKCS#8 `PRIVATE KEY` or SEC 1
-    /// `EC PRIVATE KEY`, unencrypted, P-256).
+    /// The algorithm the credential will have: its key's, or ``algorithm`` for a drawn one.
+    public var keyAlgorithm: SignatureAlgorithm { privateKey?.algorithm ?? algorithm }
+
+    /// Sets ``privateKey`` (and ``algorithm``) from a PEM private key: PKCS#8 `PRIVATE KEY` of
+    /// any algorithm CardCrypto has, or SEC 1 `EC PRIVATE KEY` for P-256, unencrypted.
     public mutating func setPrivateKey(pem: String) throws(StateControlError) {
         do {
-            privateKey = try P256PrivateKey(pemPKCS8: pem)
+            let key = try CredentialPrivateKey(pemPKCS8: pem)
+            privateKey = key
+            algorithm = key.algorithm
         } catch {
-            throw .invalidCredential("the key is not an unencrypted P-256 private key in PEM (PKCS#8 or SEC 1)")
+            throw .invalidCredential("the key is not an unencrypted private key in PEM (PKCS#8, or SEC 1 for P-256)")
         }
     }
 }

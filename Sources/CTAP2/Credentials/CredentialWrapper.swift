@@ -43,6 +43,8 @@ struct CredentialWrapper: Sendable {
     static let version1: UInt8 = 0x01
     static let version2: UInt8 = 0x02
     static let version1Length = 1 + 16 + 48 + 16
+    /// The most key bytes a version 2 ID carries (their count is one byte).
+    static let maximumKeyBytes = 255
 
     func wrap(_ contents: Contents, rpIdHash: [UInt8], iv: [UInt8]) -> [UInt8] {
         var flags: UInt8 = 0

@@ -8,7 +8,9 @@ struct LargeBlobsRequest: Sendable, Equatable {
     var get: UInt64?
     /// A fragment to write.
     var set: [UInt8]?
-    var offset: UInt64
+    /// Where the read or write starts; absent is INVALID_PARAMETER (§6.10.2 step 1), so it is
+    /// checked by the command, not here.
+    var offset: UInt64?
     /// The whole array's length, with the first fragment.
     var length: UInt64?
     var pinUvAuthParam: [UInt8]?
@@ -21,7 +23,7 @@ extension LargeBlobsRequest {
         let request = try RequestMap<LargeBlobsKey>(decoding: body)
         get = try request.unsigned(.get)
         set = try request.bytes(.set)
-        offset = try request.requiredUnsigned(.offset)
+        offset = try request.unsigned(.offset)
         length = try request.unsigned(.length)
         pinUvAuthParam = try request.bytes(.pinUvAuthParam)
         pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
@@ -30,7 +32,7 @@ extension LargeBlobsRequest {
     /// What pinUvAuthParam authenticates for a write: 32×0xff ‖ 0x0c 0x00 ‖ uint32LE(offset) ‖
     /// SHA-256(set) (CTAP 2.1 §6.10.2).
     func authenticatedMessage(fragment: [UInt8]) -> [UInt8] {
-        let offset = UInt32(truncatingIfNeeded: self.offset)
+        let offset = UInt32(truncatingIfNeeded: self.offset ?? 0)
         return [UInt8](repeating: 0xFF, count: 32) + [CTAPCommand.largeBlobs.rawValue, 0x00]
             + [UInt8(offset & 0xFF), UInt8(offset >> 8 & 0xFF), UInt8(offset >> 16 & 0xFF), UInt8(offset >> 24)]
             + SHA256.hash(fragment)

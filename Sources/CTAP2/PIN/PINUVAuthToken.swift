@@ -31,7 +31,10 @@ extension Authenticator {
     /// PIN, CTAP 2.1 says PIN_NOT_SET; CTAP 2.0 has no token to verify it with (PIN_AUTH_INVALID).
     mutating func userVerified(by pinUvAuthParam: [UInt8]?, _ pinProtocol: PINUVAuthProtocol?, over message: [UInt8],
                                permission: PINUVAuthPermissions, rpId: String) throws(CTAPStatus) -> Bool {
-        guard let pinUvAuthParam, let pinProtocol else { return false }
+        guard let pinUvAuthParam else { return false }
+        // CTAP 2.0 (§5.1 step 7, §5.2 step 3): "If pinAuth parameter is present and the pinProtocol
+        // is not supported, return CTAP2_ERR_PIN_AUTH_INVALID" (see ``requestPINProtocol(_:)``).
+        guard let pinProtocol else { throw .pinAuthInvalid }
         if profile.supportsCTAP21 && !state.isPINSet { throw .pinNotSet }
         try verifyToken(pinUvAuthParam, message: message, protocol: pinProtocol, permission: permission,
                         rpId: rpId, requireUserVerified: true)
@@ -44,6 +47,15 @@ extension Authenticator {
     mutating func consumeToken() {
         guard profile.supportsCTAP21 else { return }
         session.token.consumeAfterUserPresence()
+    }
+
+    /// makeCredential's and getAssertion's pinUvAuthProtocol, when a pinUvAuthParam is present.
+    /// CTAP 2.1 (§6.1.2 step 2, §6.2.2 step 2): absent is MISSING_PARAMETER, unsupported
+    /// INVALID_PARAMETER. CTAP 2.0 knows neither: a pinAuth under a protocol the card does not
+    /// support (absent included) is PIN_AUTH_INVALID, when the pinAuth is verified — so nil here.
+    func requestPINProtocol(_ number: UInt64?) throws(CTAPStatus) -> PINUVAuthProtocol? {
+        guard profile.supportsCTAP21 else { return try? pinProtocol(number) }
+        return try pinProtocol(number)
     }
 
     /// Resolves `pinUvAuthProtocol` when a `pinUvAuthParam` is present: absent is

@@ -10,7 +10,7 @@ import JSONSupport
 struct ControlProtocolTests {
     static func seed(_ rpId: String = "example.com", user: String = "alice", discoverable: Bool = true,
                      key: P256PrivateKey? = nil) -> CredentialSeed {
-        CredentialSeed(rpId: rpId, user: CredentialUser(user), discoverable: discoverable, privateKey: key)
+        CredentialSeed(rpId: rpId, user: CredentialUser(user), discoverable: discoverable, privateKey: key.map(CredentialPrivateKey.init))
     }
 
     static func requests() throws -> [ControlRequest] {

@@ -81,6 +81,11 @@ struct Assertion {
     func verifies(with key: P256PublicKey) -> Bool {
         key.isValidSignature(signature, for: authenticatorData + ControlAPDU.clientDataHash)
     }
+
+    /// Whether the signature verifies with a credential's key of any algorithm.
+    func verifies(with key: CredentialPublicKey) -> Bool {
+        key.isValidSignature(signature, for: authenticatorData + ControlAPDU.clientDataHash)
+    }
 }
 
 extension PINState {

@@ -24,13 +24,13 @@ struct PersistentTokenTests {
         client.credentialManagement(CM.getCredsMetadata, token: token)
     }
 
-    @Test("CTAP 2.2 §6.5.5.7: pcmr alone gives a token (no RP ID needed); pcmr with another permission → INVALID_PARAMETER (this card's reading), no PIN attempt used",
+    @Test("CTAP 2.2 §6.5.5.7.2 step 4: pcmr alone gives a token (no RP ID needed); pcmr with another permission → UNAUTHORIZED_PERMISSION (\"pcmr: perCredMgmtRO is false or absent, or any other pinUvAuthToken permission is requested\"), no PIN attempt used",
           arguments: [Permission.credentialManagement, Permission.makeCredential, Permission.largeBlobWrite])
     func issuedAlone(other: UInt64) throws {
         let (client, _) = try Self.card()
         #expect(try client.getInfo()[int: 4]?.mapValue?[text: "perCredMgmtRO"] == true)
         #expect(try client.tokenReply(Fixture.pin, .two, permissions: Self.pcmr | other, rpId: Fixture.rpId).status
-                == .invalidParameter)
+                == .unauthorizedPermission)
         #expect(try client.pinRetries() == 8)
         let token = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
         #expect(try Self.metadata(client, token).body()[int: 1] == .int(2))
@@ -84,15 +84,17 @@ struct PersistentTokenTests {
                 == .pinAuthInvalid)
     }
 
-    @Test("CTAP 2.2 pcmr: a pinUvAuthToken issued later leaves the persistent token; a second pcmr token replaces the first")
-    func otherTokens() throws {
+    @Test("CTAP 2.2 §6.5.5.7.2 step 12 (\"Assign pcmr permission to the persistentPinUvAuthToken\", return it; no reset): a pinUvAuthToken issued later leaves the persistent token, and a second pcmr request returns the same one, so the first platform's keeps working",
+          arguments: PlatformPIN.allCases)
+    func otherTokens(pinProtocol: PlatformPIN) throws {
         let (client, _) = try Self.card()
         let first = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
         let cm = try client.token(Fixture.pin, .one, permissions: Permission.credentialManagement)
         #expect(Self.metadata(client, cm).status == .ok)
         #expect(Self.metadata(client, first).status == .ok, "still valid after another token")
-        let second = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
-        #expect(Self.metadata(client, first).status == .pinAuthInvalid)
+        let second = try client.token(Fixture.pin, pinProtocol, permissions: Self.pcmr)
+        #expect(second.value == first.value, "the existing persistent token, not a new one")
+        #expect(Self.metadata(client, first).status == .ok)
         #expect(Self.metadata(client, second).status == .ok)
     }
 

@@ -49,7 +49,7 @@ struct SetMinPINLengthTests {
         #expect(try Self.info(client, 0x0D) == .int(4))
     }
 
-    @Test("CTAP 2.1 §6.11.4 forceChangePin, §6.5.5.7: forcePINChange true; getPinToken and getPinUvAuthTokenUsingPinWithPermissions → PIN_INVALID (retries kept) until changePIN",
+    @Test("CTAP 2.1 §6.11.4 forceChangePin, §6.5.5.7 step 11: forcePINChange true; getPinToken → PIN_INVALID (§6.5.5.7.1), getPinUvAuthTokenUsingPinWithPermissions → PIN_POLICY_VIOLATION (§6.5.5.7.2), retries kept, until changePIN",
           arguments: PlatformPIN.allCases)
     func forceChangePin(pinProtocol: PlatformPIN) throws {
         let client = try TestClient(profile: .reference)
@@ -58,7 +58,7 @@ struct SetMinPINLengthTests {
         #expect(try Self.info(client, 0x0C) == true)
         #expect(try client.tokenReply(Fixture.pin, pinProtocol).status == .pinInvalid)
         #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: Permission.makeCredential, rpId: Fixture.rpId).status
-                == .pinInvalid)
+                == .pinPolicyViolation)
         #expect(try client.pinRetries() == 8, "the PIN was right: no attempt is lost")
         #expect(try client.changePIN(from: Fixture.pin, to: "98765", pinProtocol).status == .ok)
         #expect(try Self.info(client, 0x0C) == false)

@@ -14,7 +14,7 @@ struct Defect10HMACSecretAfterPresenceTests {
         ("no saltAuth", .missingParameter, { input, _ in input[int: 3] = nil }),
         ("no keyAgreement", .missingParameter, { input, _ in input[int: 1] = nil }),
         ("saltAuth over other bytes", .pinAuthInvalid, { input, session in input[int: 3] = .bytes(session.authenticate([1, 2, 3])) }),
-        ("salt of 48 bytes", .invalidLength, { input, session in
+        ("salt of 48 bytes", .invalidParameter, { input, session in
             let saltEnc = (try? session.encrypt([UInt8](repeating: 7, count: 48))) ?? []
             input[int: 2] = .bytes(saltEnc)
             input[int: 3] = .bytes(session.authenticate(saltEnc))
