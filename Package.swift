@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Transcript", targets: ["Transcript"]),
         .library(name: "PCSC", targets: ["PCSC"]),
         .library(name: "VirtualReader", targets: ["VirtualReader"]),
+        .library(name: "CardProbe", targets: ["CardProbe"]),
         .executable(name: "arculus-card", targets: ["arculus-card"]),
     ],
     targets: [
@@ -41,11 +42,13 @@ let package = Package(
         .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "CTAPClient", dependencies: ["CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
+        // The probe: a fixed battery sent to any card, answers kept as a fingerprint; host side only.
+        .target(name: "CardProbe", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport", "POSIXSupport"]),
         .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "FIDOWire", "POSIXSupport", "JSONSupport"]),
         .executableTarget(
             name: "arculus-card",
             dependencies: [
-                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK",
+                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK", "CardProbe",
                 "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport", "JSONSupport",
             ]
         ),
@@ -62,6 +65,8 @@ let package = Package(
         .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
         .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "CTAPClient", "ArculusCard", "PCSC", "CBOR", "CardCrypto", "FIDOWire"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire"]),
+        .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
+                                                          "JSONSupport"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire"]),
         .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire"]),
         .testTarget(
