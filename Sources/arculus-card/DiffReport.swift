@@ -17,7 +17,8 @@ struct DiffReport {
             if let line = hint(difference) { Console.output("    \(line)") }
         }
         if !diff.accepted.isEmpty {
-            Console.output("accepted by the rules: \(diff.accepted.count) (\(diff.accepted.map(\.path).prefix(3).joined(separator: ", "))\(diff.accepted.count > 3 ? ", …" : ""))")
+            let shown = diff.accepted.map(\.path).prefix(3).joined(separator: ", ") + (diff.accepted.count > 3 ? ", …" : "")
+            Console.output("accepted by the rules: \(diff.accepted.count) (\(shown))")
         }
         for note in diff.notCompared { Console.output("not compared: \(note)") }
     }

@@ -12,7 +12,7 @@ enum ProbeCommand: Subcommand {
     static var help: String {
         """
         USAGE: arculus-card probe diff A.json B.json [--rules FILE] [--as "LABEL A,LABEL B"]
-               arculus-card probe --emulate CARD.json [--rules FILE] [--out FILE]
+               arculus-card probe --emulate CARD.json [--rules FILE] [--out FILE] [--no-timing]
                arculus-card probe --profile NAME|FILE --out FILE [--allow-writes] [--no-timing]
                arculus-card probe fixtures [--dir DIR] [--check]
                (and 'arculus-card pcsc probe --reader NAME --out CARD.json [--allow-writes]')

@@ -16,6 +16,8 @@ struct ProbeBatteryTests {
         let probed = try Probing.fingerprint(profile)
         #expect(probed.text == kept, "run 'arculus-card probe fixtures' and review the change")
         #expect(try Fingerprint(path: path) == probed)
+        #expect(probed.probes.count == probed.battery.entries, "every entry has an ID of its own")
+        #expect(probed.battery.entries == CardProber(includeWrites: true).entryCount)
     }
 
     @Test("a fingerprint holds no secret: two cards with different secrets give the same file; no PIN, PIN hash or long hex in it")
