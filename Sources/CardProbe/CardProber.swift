@@ -7,7 +7,8 @@ import JSONSupport
 ///
 /// Safe by default: without ``includeWrites`` nothing is sent that changes a card — no reset, no
 /// PIN set or changed, no credential made, no wrong PIN, no configuration, no large-blob write;
-/// every makeCredential carries a pinUvAuthParam of zeros, so that no card can make one. With it
+/// every makeCredential carries a pinUvAuthParam no token made (zeros, or empty for the PIN probe),
+/// so that no card can make one. With it
 /// (a test card) the writing part runs and the card ends reset (see the README).
 ///
 /// ```swift
