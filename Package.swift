@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Transcript", targets: ["Transcript"]),
         .library(name: "PCSC", targets: ["PCSC"]),
         .library(name: "VirtualReader", targets: ["VirtualReader"]),
+        .library(name: "CardProbe", targets: ["CardProbe"]),
         .executable(name: "arculus-card", targets: ["arculus-card"]),
     ],
     targets: [
@@ -53,11 +54,13 @@ let package = Package(
         // Where host and card may meet: the SDK's connectors for a PC/SC reader and for the
         // in-process card, and the `ArculusFido()` that finds one.
         .target(name: "ArculusFidoSDKFramework", dependencies: ["ArculusSDK", "ArculusCard", "CTAPClient", "PCSC", "FIDOWire"]),
+        // The probe: a fixed battery sent to any card, answers kept as a fingerprint; host side only.
+        .target(name: "CardProbe", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport", "POSIXSupport"]),
         .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "FIDOWire", "POSIXSupport", "JSONSupport"]),
         .executableTarget(
             name: "arculus-card",
             dependencies: [
-                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK", "ArculusFidoSDKFramework",
+                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK", "ArculusFidoSDKFramework", "CardProbe",
                 "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport", "JSONSupport",
             ]
         ),
@@ -75,6 +78,8 @@ let package = Package(
         .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "CTAPClient", "ArculusCard", "PCSC", "CBOR",
                                                             "CardCrypto", "FIDOWire"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire"]),
+        .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
+                                                          "JSONSupport"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire"]),
         .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire"]),
         .testTarget(

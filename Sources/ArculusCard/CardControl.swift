@@ -96,6 +96,27 @@ public final class CardControl {
             return nil
         }, detail: { "the card left the field after running it; the response is lost (back after \($0))" })
     }
+
+    /// Before the card front reads `apdu`: the answer of a fault scoped to exactly this APDU
+    /// (``FaultScope/apdu(_:)``), or nil. The front never sees an APDU a fault answers.
+    public func answerInstead(ofAPDU apdu: [UInt8]) -> [UInt8]? {
+        guard faults.contains(where: { if case .command(.apdu) = $0.fault.scope { true } else { false } }) else { return nil }
+        return fire(in: .apdu(apdu), { effect -> (answer: [UInt8], text: String)? in
+            switch effect {
+            case .statusWord(let word): (word.bytes, "status word \(word)")
+            case .ctapError(let byte): ([byte] + StatusWord.success.bytes, FaultEffect.statusName(byte))
+            default: nil
+            }
+        }, detail: { "answered \($0.text) instead of letting the card read it" })?.answer
+    }
+
+    /// After `command` ran: how much later its answer goes (a delay fault), or nil.
+    public func delay(after command: CardCommand) -> Duration? {
+        fire(in: command, { effect -> Duration? in
+            if case .delay(let extra) = effect { return extra }
+            return nil
+        }, detail: { "answered \($0) later" })
+    }
 }
 
 extension CardControl: CardFaultHooks {

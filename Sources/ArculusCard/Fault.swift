@@ -28,6 +28,9 @@ public struct Fault: Hashable, Sendable, CustomStringConvertible {
         if case .leaveField(let away) = effect, away < .zero || away > .seconds(3600) {
             throw .notApplicable("the card can stay away between 0 and 3600 s, not \(away)")
         }
+        if case .delay(let extra) = effect, extra <= .zero || extra > .seconds(3600) {
+            throw .notApplicable("a delay is more than 0 and at most 3600 s, not \(extra)")
+        }
         if case .command(let command) = scope, let why = effect.impossibility(in: command) {
             throw .notApplicable(why)
         }

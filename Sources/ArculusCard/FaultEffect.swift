@@ -28,6 +28,9 @@ public enum FaultEffect: Hashable, Sendable, CustomStringConvertible {
     /// The user declines the test of user presence: makeCredential, getAssertion (with up),
     /// selection and reset answer CTAP2_ERR_OPERATION_DENIED, U2F answers `6985`.
     case declinePresence
+    /// The command answers this much later (it runs as usual): a slower card for one command,
+    /// on top of any ``TimingProfile``.
+    case delay(Duration)
 
     /// `leaveField` with the card away for one second (pcscd notices absences of 0.5 s or more).
     public static let leaveField = FaultEffect.leaveField(away: .seconds(1))
@@ -42,6 +45,7 @@ public enum FaultEffect: Hashable, Sendable, CustomStringConvertible {
         case .leaveField: "leave-field"
         case .failNextWrite: "fail-next-write"
         case .declinePresence: "decline-presence"
+        case .delay: "delay"
         }
     }
 
@@ -64,6 +68,7 @@ public enum FaultEffect: Hashable, Sendable, CustomStringConvertible {
         case .leaveField(let away): "leave the field (back after \(away))"
         case .failNextWrite: "fail the next write"
         case .declinePresence: "decline user presence"
+        case .delay(let extra): "answer \(extra) later"
         }
     }
 
@@ -84,11 +89,12 @@ public enum FaultEffect: Hashable, Sendable, CustomStringConvertible {
         let writes: Set<CardCommand> = [.ctap(.makeCredential), .ctap(.getAssertion), .ctap(.getNextAssertion),
                                         .ctap(.clientPIN), .ctap(.reset), .ctap(.credentialManagement),
                                         .u2fAuthenticate]
+        if case .apdu(let bytes) = command { return impossibility(inAPDU: bytes) }
         switch self {
         case .ctapError(let byte):
             if byte == 0 { return "0x00 is CTAP2_OK, not an error" }
             return command.isCTAP ? nil : "\(command) is not a CTAP2 command; use a status word"
-        case .statusWord, .leaveField:
+        case .statusWord, .leaveField, .delay:
             return nil
         case .bogusSignature:
             return signs.contains(command) ? nil : "\(command) makes no signature"
@@ -99,6 +105,20 @@ public enum FaultEffect: Hashable, Sendable, CustomStringConvertible {
             return writes.contains(command) ? nil : "\(command) never writes to the card's memory"
         case .declinePresence:
             return asksPresence.contains(command) ? nil : "\(command) never tests user presence"
+        }
+    }
+
+    /// A fault on one exact APDU answers instead of it: a status word, or a CTAP status when the
+    /// APDU is an NFCCTAP_MSG.
+    private func impossibility(inAPDU bytes: [UInt8]) -> String? {
+        switch self {
+        case .statusWord: return nil
+        case .ctapError(let byte):
+            if byte == 0 { return "0x00 is CTAP2_OK, not an error" }
+            let isMessage = bytes.count >= 4 && bytes[0] & ~0x10 == 0x80 && bytes[1] == FIDOInstruction.nfcctapMessage.rawValue
+            return isMessage ? nil : "APDU \(Hex.string(bytes)) is not an NFCCTAP_MSG; use a status word"
+        default:
+            return "a fault on one exact APDU answers it with a status word or a CTAP status, not \(name)"
         }
     }
 }

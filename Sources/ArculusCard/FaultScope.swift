@@ -3,7 +3,8 @@ import FIDOWire
 ///
 /// "Every command" means the commands a card runs — SELECT, each CTAP2 message, U2F REGISTER
 /// and AUTHENTICATE — not the pieces that carry them (chained APDUs, GET RESPONSE,
-/// NFCCTAP_GETRESPONSE polls) and not U2F VERSION.
+/// NFCCTAP_GETRESPONSE polls), not U2F VERSION and not one exact APDU (``apdu(_:)``, which only a
+/// fault scoped to it matches).
 public enum FaultScope: Hashable, Sendable, CustomStringConvertible {
     /// Any command.
     case any
@@ -18,6 +19,9 @@ public enum FaultScope: Hashable, Sendable, CustomStringConvertible {
     public static let u2fAuthenticate = FaultScope.command(.u2fAuthenticate)
     /// SELECT of the FIDO applet.
     public static let select = FaultScope.command(.select)
+    /// One exact command APDU, before the card front reads it: a malformed APDU, one SELECT
+    /// variant, one CTAP request in one NFCCTAP_MSG.
+    public static func apdu(_ bytes: [UInt8]) -> FaultScope { .command(.apdu(bytes)) }
 
     /// `any`, or a command name as ``CardCommand/init(name:)`` reads it.
     public init?(name: String) {
@@ -48,7 +52,8 @@ public enum FaultScope: Hashable, Sendable, CustomStringConvertible {
     /// Whether a fault with this scope applies to `command`.
     public func matches(_ command: CardCommand) -> Bool {
         switch self {
-        case .any: true
+        case .any:
+            if case .apdu = command { false } else { true }
         case .command(let scoped): scoped == command
         }
     }

@@ -71,7 +71,7 @@ public struct TimingProfile: Hashable, Sendable, CustomStringConvertible {
     /// (command byte + CBOR) for a CTAP2 command.
     public func duration(of command: CardCommand, request: ArraySlice<UInt8>) -> Duration {
         switch command {
-        case .select: return .zero
+        case .select, .apdu: return .zero
         case .u2fRegister: return keyGeneration + signature
         case .u2fAuthenticate: return signature
         case .ctap(let byte):

@@ -119,7 +119,8 @@ public final class VirtualCard {
     /// One command APDU in, the response APDU (data + SW1 SW2) out; empty when the card left the
     /// field instead of answering (see ``CardRemovedError``).
     public func transmit(_ apdu: [UInt8]) -> [UInt8] {
-        perform(model.receive(apdu, in: environment()), leavingFieldAllowed: true)
+        if model.isInField, let answer = control.answerInstead(ofAPDU: apdu) { return answer }
+        return perform(model.receive(apdu, in: environment()), leavingFieldAllowed: true)
     }
 
     /// One raw CTAP2 request (command byte + CBOR) straight to the authenticator, bypassing the
@@ -174,6 +175,7 @@ public final class VirtualCard {
                 action = model.finishWrite(succeeded: failure == nil)
             case .respond(let response, let ran, let work):
                 Self.pause(work)
+                if let ran, let extra = control.delay(after: ran) { Self.pause(extra) }
                 if leavingFieldAllowed, let ran, let away = control.leavesField(after: ran) {
                     model.leaveField(at: clock())
                     control.onLeaveField?(away)

@@ -87,13 +87,13 @@ extension ControlRequest {
 
     /// The effects' names, for messages.
     static let effectNames = ["ctap-error", "status-word", "bogus-signature", "flags", "leave-field", "fail-next-write",
-                              "decline-presence"]
+                              "decline-presence", "delay"]
 
     private static func fault(_ fields: ControlChannelFields) throws(ControlChannelError) -> Fault {
         let commandName = try fields.string("command") ?? "any"
         guard let scope = FaultScope(name: commandName) else {
             throw .badRequest("unknown command '\(commandName)': give a CTAP command (getAssertion, authenticatorMakeCredential, 0x02), "
-                              + "u2f-register, u2f-authenticate, select or any")
+                              + "u2f-register, u2f-authenticate, select, apdu:HEX (one exact APDU) or any")
         }
         guard let effectName = try fields.string("effect") else {
             throw .badRequest("fault needs effect (\(effectNames.joined(separator: ", ")))")
@@ -122,6 +122,10 @@ extension ControlRequest {
             effect = .leaveField(away: .milliseconds(Int64(((try fields.seconds("away") ?? 1) * 1000).rounded())))
         case "fail-next-write": effect = .failNextWrite
         case "decline-presence": effect = .declinePresence
+        case "delay":
+            parameters = ["delay"]
+            guard let seconds = try fields.seconds("delay") else { throw .badRequest("delay needs delay: seconds (e.g. 0.2)") }
+            effect = .delay(.milliseconds(Int64((seconds * 1000).rounded())))
         default:
             throw .badRequest("unknown effect '\(effectName)' (\(effectNames.joined(separator: ", ")))")
         }
@@ -136,6 +140,7 @@ extension ControlRequest {
         case .statusWord(let word): ["statusWord": .string(word.description)]
         case .flags(let up, let uv): ["up": up.map(JSONValue.bool) ?? .null, "uv": uv.map(JSONValue.bool) ?? .null]
         case .leaveField(let away): ["away": .number(seconds(away))]
+        case .delay(let extra): ["delay": .number(seconds(extra))]
         case .bogusSignature, .failNextWrite, .declinePresence: [:]
         }
     }

@@ -26,7 +26,8 @@ import ArculusCard
 /// Fault effects and their parameter: `ctap-error` (`ctapError`: a number, `"0x2E"` or a name
 /// such as `"NO_CREDENTIALS"`), `status-word` (`statusWord`: `"6A82"`), `bogus-signature`,
 /// `flags` (`up`, `uv`: booleans), `leave-field` (`away`: seconds, default 1),
-/// `fail-next-write`, `decline-presence`.
+/// `fail-next-write`, `decline-presence`, `delay` (`delay`: seconds). `command` is a command name,
+/// `any`, or `apdu:` and one exact APDU in hex.
 ///
 /// A credential to add: `rpId`, `rpName`, `userId` (base64url) or `userIdHex`, `userName`,
 /// `userDisplayName`, `discoverable` (default true), `privateKeyPEM`, `credProtect`,

@@ -7,7 +7,7 @@ extension CtlCommand {
         switch line.words.dropFirst().first {
         case "add":
             try line.only(["--command", "--ctap-error", "--status-word", "--flags", "--away", "--bogus-signature",
-                           "--leave-field", "--fail-next-write", "--decline-presence", "--once", "--persistent"], words: 2)
+                           "--leave-field", "--fail-next-write", "--decline-presence", "--delay", "--once", "--persistent"], words: 2)
             return .addFault(try fault(line.options))
         case "list":
             return try line.only([], words: 2, .listFaults)
@@ -30,7 +30,8 @@ extension CtlCommand {
         let commandName = options.value("--command") ?? "any"
         guard let scope = FaultScope(name: commandName) else {
             throw UsageError("--command: unknown command '\(commandName)': give a CTAP command (getAssertion, "
-                             + "authenticatorMakeCredential, 0x02), u2f-register, u2f-authenticate, select or any")
+                             + "authenticatorMakeCredential, 0x02), u2f-register, u2f-authenticate, select, "
+                             + "apdu:HEX (one exact APDU, at least 4 bytes) or any")
         }
         var effects: [FaultEffect] = []
         if let code = options.value("--ctap-error") {
@@ -50,9 +51,10 @@ extension CtlCommand {
         if options.flag("--leave-field") { effects.append(.leaveField(away: try options.duration("--away") ?? .seconds(1))) }
         if options.flag("--fail-next-write") { effects.append(.failNextWrite) }
         if options.flag("--decline-presence") { effects.append(.declinePresence) }
+        if let extra = try options.duration("--delay") { effects.append(.delay(extra)) }
         guard effects.count == 1, let effect = effects.first else {
             throw UsageError(effects.isEmpty
-                ? "fault add needs an effect: --ctap-error, --status-word, --bogus-signature, --flags, --leave-field, --fail-next-write or --decline-presence"
+                ? "fault add needs an effect: --ctap-error, --status-word, --bogus-signature, --flags, --leave-field, --fail-next-write, --decline-presence or --delay"
                 : "fault add takes one effect, not \(effects.map(\.name).joined(separator: " and "))")
         }
         if options.value("--away") != nil, !options.flag("--leave-field") { throw UsageError("--away goes with --leave-field") }

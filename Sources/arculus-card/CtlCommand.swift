@@ -26,7 +26,10 @@ enum CtlCommand: Subcommand {
           fault add [--command NAME] EFFECT [--once | --persistent]
                                        Inject a fault. NAME: a CTAP command (getAssertion,
                                        authenticatorMakeCredential, 0x02, …), u2f-register,
-                                       u2f-authenticate, select, or any (the default). EFFECT:
+                                       u2f-authenticate, select, apdu:HEX (one exact command
+                                       APDU, before the card reads it: a malformed one too;
+                                       with --status-word, or --ctap-error for an NFCCTAP_MSG),
+                                       or any (the default). EFFECT:
             --ctap-error CODE            answer this CTAP status instead of running (0x2E, 46,
                                          NO_CREDENTIALS); CTAP2 commands only
             --status-word SW             answer this ISO 7816 status word (6A82), no data
@@ -38,6 +41,7 @@ enum CtlCommand: Subcommand {
             --fail-next-write            the next write to the card's memory is torn: the command
                                          answers CTAP1_ERR_OTHER, the card keeps its state
             --decline-presence           the user declines the test of user presence
+            --delay SECONDS              the command runs as usual and answers SECONDS later
                                        --leave-field and --fail-next-write act once unless
                                        --persistent; the others act until removed unless --once.
           fault list                   Injected faults, and the log of every time one acted.
@@ -79,6 +83,8 @@ enum CtlCommand: Subcommand {
           arculus-card ctl fault add --command getAssertion --ctap-error 0x2E --once
           arculus-card ctl fault add --command any --status-word 6A82
           arculus-card ctl fault add --flags up=0
+          arculus-card ctl fault add --command apdu:00990000 --status-word 6A80
+          arculus-card ctl fault add --command getAssertion --delay 0.3
           arculus-card ctl credentials add --credential rp=example.com,user=alice
           arculus-card ctl --slot 1 tap --delay 2
         """

@@ -10,7 +10,7 @@ import PCSC
 /// the host-side CTAP2 client, written as a profile the emulator can serve.
 extension PCSCCommand {
     static func captureProfile(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: readerOptions.union(["--output", "--base"]), flags: [])
+        let options = try CommandLineOptions(arguments, valued: readerOptions.union(["--output", "--base"]), flags: ["--strict"])
         guard options.positionals.isEmpty else { throw UsageError("unexpected argument '\(options.positionals[0])'") }
         guard let output = options.value("--output") else { throw UsageError("capture-profile needs --output FILE") }
         let base = try options.profile("--base") ?? .default
@@ -27,13 +27,22 @@ extension PCSCCommand {
         capture.profile.atr = Hex.string(atr)
         capture.profile.name = "captured-" + capture.profile.aaguid.prefix(8)
         capture.profile.description = "Captured from \(reader)"
+        var dropped: [String] = []
         do {
-            try capture.profile.validate()
+            if options.flag("--strict") {
+                try capture.profile.validate()
+            } else {
+                dropped = try capture.makeServable(reported: reported)
+            }
         } catch {
             throw PCSCCommandError("the card's answers do not make a profile the emulator can serve: \(error)")
         }
+        if !dropped.isEmpty {
+            capture.profile.description += "; dropped (the emulator cannot serve them): " + dropped.joined(separator: "; ")
+        }
         try capture.profile.jsonData().write(to: URL(fileURLWithPath: output), options: .atomic)
         _ = try CardProfile.load(path: output)
+        for feature in dropped { Console.error("dropped: \(feature)") }
         if !capture.fromBase.isEmpty {
             Console.error("not reported by the card, taken from \(base.name): \(capture.fromBase.joined(separator: ", "))")
         }

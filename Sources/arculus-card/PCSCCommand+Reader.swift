@@ -35,7 +35,21 @@ extension PCSCCommand {
             }
             reader = found
         }
-        return (reader, try context.connect(reader: reader))
+        return (reader, try connect(to: reader, in: context, until: max(deadline, clock.now.advanced(by: .seconds(2)))))
+    }
+
+    /// Connects, waiting out what pcscd answers while it is still powering a card it has just
+    /// seen arrive (or another application holds it for a moment): unpowered, reset, shared.
+    private static func connect(to reader: String, in context: PCSCContext, until deadline: ContinuousClock.Instant) throws -> PCSCCard {
+        let passing: [PCSCError.Code] = [.unpoweredCard, .resetCard, .sharingViolation]
+        while true {
+            do {
+                return try context.connect(reader: reader)
+            } catch {
+                guard passing.contains(error.code), ContinuousClock.now < deadline else { throw error }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
     }
 
     /// `requested` as a full reader name, or the one reader whose name contains it.

@@ -15,6 +15,8 @@ enum PCSCCommand: Subcommand {
                arculus-card pcsc record [--reader NAME] [--wait SECONDS] --output FILE [--follow-chaining]
                                         (APDU... | --from FILE)
                arculus-card pcsc capture-profile [--reader NAME] [--wait SECONDS] --output FILE [--base NAME|FILE]
+                                                 [--strict]
+               arculus-card pcsc probe [--reader NAME] [--wait SECONDS] --out FILE [--allow-writes] [--no-timing]
 
         A PC/SC client (through pcscd, like any application): it drives a card in any reader,
         a real Arculus card on an NFC reader or the emulator on vpcd ('arculus-card serve').
@@ -33,7 +35,12 @@ enum PCSCCommand: Subcommand {
           capture-profile  Reads what a card says about itself (ATR, the FIDO applet's SELECT
                            answer, authenticatorGetInfo) and writes a card profile (JSON) that
                            'arculus-card serve --profile FILE' uses to emulate that model. Values a
-                           card does not report come from --base and are listed on stderr.
+                           card does not report come from --base and are listed on stderr. What
+                           the emulator cannot serve (a version, extension, algorithm, option it
+                           does not implement) is dropped, each named on stderr and in the
+                           profile's description: the nearest profile it can serve.
+          probe            Sends the probe's fixed battery and writes the card's fingerprint
+                           (see 'arculus-card probe --help'). Read-only unless --allow-writes.
 
         OPTIONS:
           --reader NAME        The reader: its full name or a part only one reader's name
@@ -45,6 +52,13 @@ enum PCSCCommand: Subcommand {
           --from FILE          (record) The APDUs, one hex APDU a line; blank lines and lines
                                starting with '#' are skipped.
           --output FILE        (record, capture-profile) Where to write.
+          --out FILE           (probe) Where to write the fingerprint (--output works too).
+          --strict             (capture-profile) Refuse, writing nothing, when the card reports
+                               anything the emulator cannot serve (exit 1).
+          --allow-writes       (probe) This is a test card: run the writing part too (reset, PIN
+                               set, changed and blocked, credentials made and deleted, U2F
+                               registration) and end with a reset: the card ends blank.
+          --no-timing          (probe) Do not time round trips.
           --base NAME|FILE     (capture-profile) The profile the capture starts from: a built-in
                                name (\(CardProfile.builtInNames.joined(separator: ", "))) or a file. Default: \(CardProfile.default.name).
           --verbose            (send) With --follow-chaining, also print every APDU on the wire
@@ -76,18 +90,20 @@ enum PCSCCommand: Subcommand {
               00A4040008A0000006472F000100 80100000010400
           arculus-card pcsc capture-profile --reader 'ACS ACR1252' --output my-card.json
           arculus-card serve --profile my-card.json
+          arculus-card pcsc probe --reader 'ACS ACR1252' --out my-card.fingerprint.json
         """
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        guard let action = arguments.first else { throw UsageError("expected list, send, record or capture-profile") }
+        guard let action = arguments.first else { throw UsageError("expected list, send, record, capture-profile or probe") }
         let rest = Array(arguments.dropFirst())
         switch action {
         case "list": return try list(rest)
         case "send": return try send(rest)
         case "record": return try record(rest)
         case "capture-profile": return try captureProfile(rest)
-        default: throw UsageError("unknown action '\(action)': expected list, send, record or capture-profile")
+        case "probe": return try probe(rest)
+        default: throw UsageError("unknown action '\(action)': expected list, send, record, capture-profile or probe")
         }
     }
 }

@@ -9,6 +9,7 @@ enum Subcommands {
         TranscriptCommand.self,
         SDKCommand.self,
         PCSCCommand.self,
+        ProbeCommand.self,
         ImageCommand.self,
         CtlCommand.self,
     ]

@@ -21,6 +21,7 @@ let package = Package(
                 .product(name: "Transcript", package: "ArculusCardEmulator"),
                 .product(name: "PCSC", package: "ArculusCardEmulator"),
                 .product(name: "VirtualReader", package: "ArculusCardEmulator"),
+                .product(name: "CardProbe", package: "ArculusCardEmulator"),
             ]
         ),
     ]

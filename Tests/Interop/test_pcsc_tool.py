@@ -184,3 +184,59 @@ def test_help_explains_recording_with_pcsc_spy():
     result = tool("pcsc", "--help")
     for words in ["list", "send", "record", "capture-profile", "pcsc-spy", "import-pcsc-spy"]:
         assert words in result.stdout
+
+
+def stand_in_transcript(path, info: dict) -> None:
+    """A transcript in which a card answers SELECT and then getInfo with `info`, twice: what
+    capture-profile sends (its client reads getInfo when it opens, then once more), for two
+    captures through `serve --stand-in`."""
+    from fido2 import cbor
+
+    body = "00" + cbor.encode(info).hex().upper()
+    capture = ["> 00A4040008A0000006472F000100", "< 4649444F5F325F309000"] + ["> 80108000010400", f"< {body}9000"] * 2
+    path.write_text("\n".join(["@format 1", "@atr 3B8A8001417263756C7573456D7519", "! power-on", *capture, *capture, ""]))
+
+
+# A CTAP 2.1 card (FIDO2Applet-like: it lists uvm) that also advertises what this build lacks.
+STAND_IN_INFO = {
+    1: ["U2F_V2", "FIDO_2_0", "FIDO_2_1", "FIDO_2_2"], 2: ["credProtect", "hmac-secret", "uvm", "credBlobV2"],
+    3: bytes.fromhex("00112233445566778899aabbccddeeff"),
+    4: {"plat": False, "rk": True, "up": True, "clientPin": False, "uv": True, "pinUvAuthToken": True},
+    5: 1200, 6: [2, 1], 7: 8, 8: 128, 9: ["nfc", "usb"],
+    10: [{"alg": -7, "type": "public-key"}, {"alg": -48, "type": "public-key"}],
+    13: 4, 14: 5, 17: 3, 20: 10,
+}
+
+
+def test_capture_profile_of_a_card_with_features_the_emulator_lacks_writes_the_nearest_profile(pcsc_reader, tmp_path):
+    import record_fixtures
+
+    transcript = tmp_path / "stand-in.transcript"
+    stand_in_transcript(transcript, STAND_IN_INFO)
+    with record_fixtures.served(["--stand-in", str(transcript)], tmp_path) as served:
+        output = tmp_path / "captured.json"
+        result = tool("pcsc", "capture-profile", "--reader", served.reader, "--wait", "10", "--output", str(output))
+        dropped = [line for line in result.stderr.splitlines() if line.startswith("dropped: ")]
+        assert dropped == [
+            "dropped: versions: FIDO_2_2 (not implemented by this build)",
+            "dropped: extensions: credBlobV2 (not implemented by this build)",
+            "dropped: algorithms: -48 (not implemented by this build)",
+            "dropped: transports: usb (the emulator is an NFC card)",
+            "dropped: options.uv: true (the emulator answers absent; no profile field holds it)",
+            "dropped: preferredPlatformUvAttempts: 3 (the emulator answers nothing; no profile field holds it)",
+        ]
+        captured = json.loads(output.read_text())
+        assert captured["versions"] == ["U2F_V2", "FIDO_2_0", "FIDO_2_1"]
+        assert captured["extensions"] == ["credProtect", "hmac-secret", "uvm"], "uvm is served (the reference profile's)"
+        assert captured["algorithms"] == [-7] and captured["transports"] == ["nfc"]
+        assert captured["description"] == (f"Captured from {served.reader}; dropped (the emulator cannot serve them): "
+                                           + "; ".join(line[len("dropped: "):] for line in dropped))
+        assert json.loads(tool("profile", "show", str(output)).stdout) == captured
+        # --strict keeps the old refusal: nothing written, exit 1, the first field named.
+        strict = tmp_path / "strict.json"
+        refused = tool("pcsc", "capture-profile", "--reader", served.reader, "--output", str(strict), "--strict", check=False)
+        assert refused.returncode == 1
+        assert refused.stderr == ("arculus-card pcsc: the card's answers do not make a profile the emulator can serve: "
+                                  "profile captured-00112233 is invalid: versions: FIDO_2_2 is not implemented "
+                                  "(this build speaks U2F_V2, FIDO_2_0, FIDO_2_1_PRE, FIDO_2_1)\n")
+        assert not strict.exists()

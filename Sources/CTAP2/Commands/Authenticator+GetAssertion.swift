@@ -32,6 +32,7 @@ struct GetAssertionExtensionRequests: Sendable {
     var getCredBlob = false
     var largeBlobKey = false
     var thirdPartyPayment = false
+    var uvm = false
 }
 
 extension Authenticator {
@@ -97,7 +98,7 @@ extension Authenticator {
             rpIdHash: rpIdHash, clientDataHash: request.clientDataHash, userPresent: userPresent,
             userVerified: userVerified, hmacSecret: hmacSecret,
             extensions: GetAssertionExtensionRequests(getCredBlob: extensions.getCredBlob, largeBlobKey: extensions.largeBlobKey,
-                                                      thirdPartyPayment: extensions.thirdPartyPayment))
+                                                      thirdPartyPayment: extensions.thirdPartyPayment, uvm: extensions.uvm))
         let first = candidates.removeFirst()
         var response = try assertion(first, request: shared, includeUserDetails: userVerified && !candidates.isEmpty,
                                      changes: &changes)
@@ -142,6 +143,10 @@ extension Authenticator {
         }
         if request.extensions.thirdPartyPayment {
             extensions["thirdPartyPayment"] = .bool(candidate.contents.thirdPartyPayment)
+        }
+        if request.extensions.uvm {
+            extensions[text: UVMExtension.identifier] = UVMExtension.output(userPresent: request.userPresent,
+                                                                      userVerified: request.userVerified)
         }
         let authenticatorData = AuthenticatorData(rpIdHash: request.rpIdHash, flags: injectedFlags(flags),
                                                   signatureCounter: counter, attestedCredential: nil,

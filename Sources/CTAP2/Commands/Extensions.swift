@@ -13,6 +13,7 @@ struct MakeCredentialExtensions {
     var largeBlobKey = false
     var minPinLength = false
     var thirdPartyPayment = false
+    var uvm = false
 
     init(_ extensions: CBORMap?, profile: CardProfile) throws(CTAPStatus) {
         guard let extensions else { return }
@@ -30,6 +31,7 @@ struct MakeCredentialExtensions {
         largeBlobKey = try inputs.onlyTrue("largeBlobKey")
         minPinLength = try inputs.bool("minPinLength") ?? false
         thirdPartyPayment = try inputs.bool("thirdPartyPayment") ?? false
+        uvm = try inputs.bool(UVMExtension.identifier) ?? false
     }
 }
 
@@ -39,6 +41,7 @@ struct GetAssertionExtensions {
     var getCredBlob = false
     var largeBlobKey = false
     var thirdPartyPayment = false
+    var uvm = false
 
     /// No extensions asked for.
     init() {}
@@ -52,6 +55,7 @@ struct GetAssertionExtensions {
         getCredBlob = try inputs.bool("credBlob") ?? false
         largeBlobKey = try inputs.onlyTrue("largeBlobKey")
         thirdPartyPayment = try inputs.bool("thirdPartyPayment") ?? false
+        uvm = try inputs.bool(UVMExtension.identifier) ?? false
     }
 }
 

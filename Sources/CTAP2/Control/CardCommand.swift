@@ -4,7 +4,8 @@ import FIDOWire
 ///
 /// CTAP2 commands are named by their command byte (CTAP 2.1 §6), so a byte this build does not
 /// implement can be named too; U2F REGISTER and AUTHENTICATE (FIDO U2F Raw Message Formats §4,
-/// §5) and the ISO 7816 SELECT of the FIDO applet are the other commands a card runs.
+/// §5) and the ISO 7816 SELECT of the FIDO applet are the other commands a card runs. One exact
+/// command APDU can be named too (``apdu(_:)``), whatever it is — a malformed one included.
 public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
     /// A CTAP2 command: its command byte (see ``CTAPCommand``).
     case ctap(UInt8)
@@ -14,15 +15,23 @@ public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
     case u2fAuthenticate
     /// SELECT of the FIDO applet.
     case select
+    /// One exact command APDU, as it arrives (before the card front reads it).
+    case apdu([UInt8])
 
     /// A CTAP2 command by its ``CTAPCommand`` value.
     public static func ctap(_ command: CTAPCommand) -> CardCommand { .ctap(command.rawValue) }
 
     /// Parses a command name: a CTAP command as written in Swift (`getAssertion`), in the
     /// specification (`authenticatorGetAssertion`) or as its byte (`0x02`, `2`); `u2f-register`,
-    /// `u2f-authenticate` or `select`. Case-insensitive; nil for anything else.
+    /// `u2f-authenticate`, `select`, or `apdu:` and an APDU of at least 4 bytes in hex
+    /// (`apdu:00990000`). Case-insensitive; nil for anything else.
     public init?(name: String) {
         let lowered = name.lowercased()
+        if lowered.hasPrefix("apdu:") {
+            guard let bytes = [UInt8](hex: String(lowered.dropFirst(5))), bytes.count >= 4 else { return nil }
+            self = .apdu(bytes)
+            return
+        }
         switch lowered {
         case "u2f-register", "u2fregister", "register": self = .u2fRegister; return
         case "u2f-authenticate", "u2fauthenticate", "authenticate": self = .u2fAuthenticate; return
@@ -38,7 +47,7 @@ public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The name ``init(name:)`` reads back: `getAssertion`, `0x42` for a byte without a name,
-    /// `u2f-register`, `u2f-authenticate`, `select`.
+    /// `u2f-register`, `u2f-authenticate`, `select`, `apdu:00990000`.
     public var name: String {
         switch self {
         case .ctap(let byte):
@@ -46,6 +55,7 @@ public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
         case .u2fRegister: return "u2f-register"
         case .u2fAuthenticate: return "u2f-authenticate"
         case .select: return "select"
+        case .apdu(let bytes): return "apdu:" + Hex.string(bytes)
         }
     }
 
@@ -56,6 +66,7 @@ public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
         case .u2fRegister: "U2F_REGISTER"
         case .u2fAuthenticate: "U2F_AUTHENTICATE"
         case .select: "SELECT"
+        case .apdu(let bytes): "APDU \(Hex.string(bytes))"
         }
     }
 

@@ -70,7 +70,7 @@ extension CardProfile {
         profile.aaguid = "801878dc-baf3-4d48-a72c-1b23ed4be363"
         profile.versions = ["U2F_V2", "FIDO_2_0", "FIDO_2_1_PRE", "FIDO_2_1"]
         profile.extensions = ["credBlob", "credProtect", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "minPinLength",
-                              "thirdPartyPayment"]
+                              "thirdPartyPayment", "uvm"]
         profile.maxCredentialIdLength = 256
         profile.algorithms = [-7, -8, -35, -36, -47, -257, -37]
         profile.firmwareVersion = 0x0100

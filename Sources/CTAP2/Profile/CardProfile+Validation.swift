@@ -5,7 +5,7 @@ extension CardProfile {
     public static let implementedVersions = ["U2F_V2", "FIDO_2_0", "FIDO_2_1_PRE", "FIDO_2_1"]
     /// Extensions this build implements.
     public static let implementedExtensions = ["credProtect", "hmac-secret", "hmac-secret-mc", "credBlob",
-                                               "largeBlobKey", "minPinLength", "thirdPartyPayment"]
+                                               "largeBlobKey", "minPinLength", "thirdPartyPayment", "uvm"]
     /// COSE algorithms this build implements (ES256, EdDSA, ES384, ES512, PS256, ES256K, RS256).
     public static let implementedAlgorithms = [-7, -8, -35, -36, -37, -47, -257]
     /// Transports: the card is a contactless card.

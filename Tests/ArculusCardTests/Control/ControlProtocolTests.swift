@@ -22,6 +22,8 @@ struct ControlProtocolTests {
             .addFault(Fault(.flags(userPresent: false, userVerified: nil))),
             .addFault(Fault(.leaveField(away: .milliseconds(1500)), on: .u2fAuthenticate)),
             .addFault(Fault(.bogusSignature)), .addFault(Fault(.failNextWrite, once: false)), .addFault(Fault(.declinePresence)),
+            .addFault(Fault(.delay(.milliseconds(250)), on: .ctap(.getAssertion))),
+            .addFault(Fault(.statusWord(StatusWord(rawValue: 0x6A80)), on: .apdu([0x00, 0x99, 0x00, 0x00]))),
             .listFaults, .removeFault(id: 3), .clearFaults, .listCredentials,
             .addCredential(CredentialParameters(seed())),
             .addCredential(CredentialParameters(seed("example.org", user: "bob", discoverable: false, key: key),

@@ -20,7 +20,7 @@ struct Defect03ProfileValidationTests {
         Case(name: "version FIDO_2_2", edit: { $0.versions.append("FIDO_2_2") },
              reason: "versions: FIDO_2_2 is not implemented (this build speaks U2F_V2, FIDO_2_0, FIDO_2_1_PRE, FIDO_2_1)"),
         Case(name: "extension prf", edit: { $0.extensions.append("prf") },
-             reason: "extensions: prf is not implemented (this build has credProtect, hmac-secret, hmac-secret-mc, credBlob, largeBlobKey, minPinLength, thirdPartyPayment)"),
+             reason: "extensions: prf is not implemented (this build has credProtect, hmac-secret, hmac-secret-mc, credBlob, largeBlobKey, minPinLength, thirdPartyPayment, uvm)"),
         Case(name: "algorithm RS1 (-65535)", edit: { $0.algorithms.append(-65535) },
              reason: "algorithms: -65535 is not implemented (this build has -7, -8, -35, -36, -37, -47, -257)"),
         Case(name: "transport usb", edit: { $0.transports.append("usb") },

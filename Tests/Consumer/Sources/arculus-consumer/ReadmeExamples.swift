@@ -1,4 +1,5 @@
 import ArculusCard
+import CardProbe
 import Transcript
 
 // The README's Swift examples, each as written there between the `// README` markers (the lines a
@@ -71,6 +72,8 @@ func faults(_ checks: Checks) throws {
     try card.injectFault(.leaveField(away: .seconds(1)))
     try card.injectFault(.failNextWrite)
     try card.injectFault(.declinePresence)
+    try card.injectFault(.delay(.milliseconds(300)))
+    try card.injectFault(.statusWord(StatusWord(rawValue: 0x6A80)), on: .apdu([0x00, 0x99, 0x00, 0x00]))
     let log = card.faultLog
     card.clearFaults()
     // README end
@@ -109,4 +112,20 @@ func transcripts(_ checks: Checks) throws {
     checks.expect(live.transcript.exchanges.count == 1, "the live recorder recorded its exchange")
     checks.expect(standIn.transmit(apdu).suffix(2) == [0x90, 0x00] && standIn.mismatches.isEmpty,
                   "the stand-in answers the recorded SELECT")
+}
+
+/// "Is the emulator my card?", from Swift: the battery against an in-process card, written, read
+/// back and diffed.
+func probing(_ checks: Checks) throws {
+    let card = try VirtualCard()
+    let transport = VirtualCardTransport(card)
+    let atr = try card.profile.atrBytes
+    // README: Is the emulator my card?
+    let fingerprint = try CardProber(includeWrites: false).run(on: transport, atr: atr, source: "my reader")
+    try fingerprint.text.write(toFile: "card.fingerprint.json", atomically: true, encoding: .utf8)
+    let kept = try Fingerprint(path: "card.fingerprint.json")
+    let diff = try FingerprintDiff(kept, fingerprint, rules: try DiffRules(text: "ignore timing\n", name: "rules"))
+    for difference in diff.differences { print(difference.sentence(("your card", "the emulator"))) }
+    // README end
+    checks.expect(diff.isEmpty && fingerprint.probes["getInfo"]?.answer["ctap"] == "CTAP2_OK", "a card's fingerprint diffs empty against itself")
 }

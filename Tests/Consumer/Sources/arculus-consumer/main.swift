@@ -1,6 +1,7 @@
 import ArculusCard
 import ArculusFidoSDKFramework
 import ArculusSDK
+import CardProbe
 import CTAPClient
 import Foundation
 import PCSC
@@ -24,6 +25,7 @@ checks.part("README: State without CTAP") { try stateWithoutCTAP(checks) }
 checks.part("README: Faults") { try faults(checks) }
 checks.part("README: Reader and timing") { try timing(checks) }
 checks.part("README: Transcripts") { try transcripts(checks) }
+checks.part("README: Is the emulator my card?") { try probing(checks) }
 
 // CTAPClient against an in-process card: getInfo, a PIN, a registration and an authentication
 // whose signature verifies with the registered key.

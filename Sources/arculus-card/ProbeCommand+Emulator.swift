@@ -1,0 +1,107 @@
+import ArculusCard
+import CardProbe
+import CTAPClient
+import Foundation
+
+/// The battery against the emulator in process: `probe --profile`, `probe fixtures`,
+/// `probe --emulate`.
+extension ProbeCommand {
+    /// Probes an emulated card of `profile` in memory, with the PIN state `pin` when given.
+    static func probeInProcess(_ profile: CardProfile, pin: (isSet: Bool, retries: Int?) = (false, nil), writes: Bool,
+                               timing: Bool, source: String) throws -> (fingerprint: Fingerprint, cost: CardProber.Cost) {
+        let card = try VirtualCard(profile: profile)
+        if pin.isSet {
+            try card.setPIN(String(repeating: "7", count: max(8, profile.minPINLength)))
+            if let retries = pin.retries { try card.setPINRetries(retries) }
+        }
+        let transport = try ImageCardConnector(card: card, removeAfter: nil).connect()
+        return try CardProber(includeWrites: writes, measuresTiming: timing).runCounting(on: transport, atr: try profile.atrBytes,
+                                                                                         source: source)
+    }
+
+    /// `probed N entries (A APDUs, P power cycles) in T s`.
+    static func costLine(_ fingerprint: Fingerprint, _ cost: CardProber.Cost, took: Duration) -> String {
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+        return "probed \(fingerprint.battery.entries) entries (\(cost.apdus) APDUs, \(cost.powerCycles) power cycles) in "
+            + String(format: "%.2f s", seconds)
+    }
+
+    /// `probe --profile P --out FILE`.
+    static func probeEmulator(_ options: CommandLineOptions) throws -> Int32 {
+        guard let profile = try options.profile("--profile") else { throw UsageError("--profile wants a profile") }
+        guard let output = options.value("--out") else { throw UsageError("--profile needs --out FILE") }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (fingerprint, cost) = try probeInProcess(profile, writes: options.flag("--allow-writes"), timing: !options.flag("--no-timing"),
+                                                     source: "the emulator (in process), profile \(profile.name)")
+        try Data(fingerprint.text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        Console.error(costLine(fingerprint, cost, took: start.duration(to: clock.now)))
+        Console.output("wrote the fingerprint of the emulator with profile \(profile.name) to \(output)")
+        return ExitStatus.success
+    }
+
+    /// `probe fixtures [--dir DIR] [--check]`.
+    static func fixtures(_ options: CommandLineOptions) throws -> Int32 {
+        let directory = options.value("--dir") ?? "Fixtures/fingerprints"
+        var stale: [String] = []
+        for profile in CardProfile.builtIn {
+            let path = "\(directory)/\(profile.name).fingerprint.json"
+            let (fingerprint, _) = try probeInProcess(profile, writes: true, timing: false,
+                                                      source: "the emulator (in process), profile \(profile.name)")
+            if options.flag("--check") {
+                let kept = try? String(contentsOfFile: path, encoding: .utf8)
+                if kept != fingerprint.text { stale.append(path) }
+            } else {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try Data(fingerprint.text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                Console.output("wrote \(path)")
+            }
+        }
+        guard !stale.isEmpty else {
+            if options.flag("--check") { Console.output("the fixtures in \(directory) are the emulator's fingerprints") }
+            return ExitStatus.success
+        }
+        for path in stale { Console.error("\(path) is not the emulator's fingerprint: run 'arculus-card probe fixtures'") }
+        return ExitStatus.failure
+    }
+
+    /// `probe --emulate CARD.json`.
+    static func emulate(_ options: CommandLineOptions) throws -> Int32 {
+        guard let path = options.value("--emulate") else { throw UsageError("--emulate wants a fingerprint file") }
+        let card = try BadProbeInput.reading { () throws(FingerprintError) in try Fingerprint(path: path) }
+        let rules = try rules(options)
+        let (profile, dropped) = try emulatedProfile(card, path: path)
+        var (emulated, _) = try probeInProcess(profile, pin: card.pinState, writes: card.battery.writes,
+                                               timing: card.timing != nil && !options.flag("--no-timing"),
+                                               source: "the emulator (in process), profile \(profile.name) from \(path)")
+        emulated.profile = ProfileNote(name: profile.name, dropped: dropped)
+        if let output = options.value("--out") { try Data(emulated.text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) }
+        let diff = try BadProbeInput.reading { () throws(FingerprintDiffError) in try FingerprintDiff(card, emulated, rules: rules) }
+        for feature in dropped { Console.output("the emulator's profile could not hold: \(feature)") }
+        let report = DiffReport(diff: diff, labels: ("your card", "the emulator"), hint: { ProfileHint.hint(for: $0, dropped: dropped) })
+        report.print(header: "your card (\(path)) against the emulator (profile \(profile.name))")
+        return diff.isEmpty ? ExitStatus.success : ExitStatus.failure
+    }
+
+    /// The profile a fingerprint describes (its getInfo, SELECT answer and ATR over the default
+    /// profile), made servable, and what it dropped.
+    static func emulatedProfile(_ fingerprint: Fingerprint, path: String) throws -> (CardProfile, [String]) {
+        guard let reported = fingerprint.getInfo else {
+            throw BadProbeInput("\(path) has no getInfo answer (entry '\(Fingerprint.getInfoEntry)'): the card did not answer getInfo")
+        }
+        let info: AuthenticatorInfo
+        do {
+            info = try AuthenticatorInfo(reported)
+        } catch {
+            throw BadProbeInput("\(path): the card's getInfo cannot be read: \(error)")
+        }
+        var capture = ProfileCapture(base: .default)
+        try capture.apply(info, reported: reported)
+        capture.profile.selectResponse = fingerprint.selectAnswer ?? "FIDO_2_0"
+        capture.profile.atr = fingerprint.atr
+        capture.profile.name = "emulated-" + capture.profile.aaguid.prefix(8)
+        capture.profile.description = "Emulated from the fingerprint \(URL(fileURLWithPath: path).lastPathComponent)"
+        let dropped = try capture.makeServable(reported: reported)
+        return (capture.profile, dropped)
+    }
+}

@@ -1,0 +1,42 @@
+import ArculusCard
+import CTAPClient
+import CardProbe
+import Foundation
+
+/// The in-process emulated card as the probe's transport (the tests join card and host side;
+/// the library never does).
+struct EmulatedCardTransport: CardTransport {
+    let card: VirtualCard
+
+    func transmit(_ apdu: [UInt8]) throws(CardTransportError) -> [UInt8] {
+        let answer = card.transmit(apdu)
+        if answer.isEmpty { throw .cardRemoved("the emulated card left the field") }
+        return answer
+    }
+
+    func powerCycle() throws(CardTransportError) {
+        card.powerCycle()
+    }
+}
+
+enum Probing {
+    /// The repository's Fixtures directory.
+    static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // CardProbeTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // package root
+        .appendingPathComponent("Fixtures")
+
+    /// The fingerprint of `card`, probed in process.
+    static func fingerprint(of card: VirtualCard, writes: Bool = false, timing: Bool = false) throws -> Fingerprint {
+        try CardProber(includeWrites: writes, measuresTiming: timing)
+            .run(on: EmulatedCardTransport(card: card), atr: try card.profile.atrBytes,
+                 source: "the emulator (in process), profile \(card.profile.name)")
+    }
+
+    /// The fingerprint of a fresh card of `profile`.
+    static func fingerprint(_ profile: CardProfile, writes: Bool = true) throws -> Fingerprint {
+        try fingerprint(of: try VirtualCard(profile: profile), writes: writes)
+    }
+}
