@@ -38,7 +38,8 @@ struct ProbeInterruption: Error {
     init(_ error: CardTransportError) {
         switch error {
         case .cardRemoved(let reason): removed = true; self.reason = reason
-        case .failed(let reason), .unsupported(let reason): removed = false; self.reason = reason
+        case .failed(let reason), .unsupported(let reason), .timedOut(let reason): removed = false; self.reason = reason
+        case .cancelled: removed = false; reason = "the probe was cancelled"
         }
     }
 

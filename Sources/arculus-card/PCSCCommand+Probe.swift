@@ -1,3 +1,4 @@
+import ArculusFidoSDKFramework
 import CardProbe
 import CTAPClient
 import Foundation

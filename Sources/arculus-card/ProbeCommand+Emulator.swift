@@ -1,4 +1,5 @@
 import ArculusCard
+import ArculusFidoSDKFramework
 import CardProbe
 import CTAPClient
 import Foundation
@@ -14,7 +15,7 @@ extension ProbeCommand {
             try card.setPIN(String(repeating: "7", count: max(8, profile.minPINLength)))
             if let retries = pin.retries { try card.setPINRetries(retries) }
         }
-        let transport = try ImageCardConnector(card: card, removeAfter: nil).connect()
+        let transport = VirtualCardTransport(card: card)
         return try CardProber(includeWrites: writes, measuresTiming: timing).runCounting(on: transport, atr: try profile.atrBytes,
                                                                                          source: source)
     }

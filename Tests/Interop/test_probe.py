@@ -82,14 +82,17 @@ def test_each_profile_reproduces_its_fixture_over_pcsc(served, tmp_path, profile
 # Every way the CTAP 2.0 model differs from the 2.1 model, by path: getInfo (versions, options,
 # the CTAP 2.1 members), the PIN protocol 2 and permission tokens it lacks (the token rules:
 # a 2.0 pinToken is not used up by makeCredential, not replaced, not bound to an RP), the error
-# codes CTAP 2.0 gives (options, a pinUvAuthParam on a card without a PIN), the commands it has
+# codes CTAP 2.0 gives (options, a pinUvAuthParam on a card without a PIN, a pinAuth whose
+# pinProtocol is absent or unsupported: CTAP 2.0 §5.1 step 7, §5.2 step 3), the commands it has
 # not (selection, credential management, large blobs), its AAGUID and attestation certificate.
 FIDO2_AGAINST_FIDO21 = [
     "probes/clientPIN.getKeyAgreement.protocol-2/answer",
     *[f"probes/credentialManagement.{entry}/answer" for entry in [
         "cbor-cut-short", "empty-map", "metadata-junk-token", "metadata-without-token", "no-parameters", "not-a-map",
         "subcommand-text", "trailing-byte", "unknown-subcommand"]],
-    "probes/getAssertion.junk-pinUvAuthParam/answer", "probes/getAssertion.rk-option/answer", "probes/getAssertion.uv-true/answer",
+    "probes/getAssertion.junk-pinUvAuthParam/answer", "probes/getAssertion.pin-protocol-3/answer",
+    "probes/getAssertion.pinUvAuthParam-without-protocol/answer", "probes/getAssertion.rk-option/answer",
+    "probes/getAssertion.uv-true/answer",
     *[f"probes/getInfo/answer/body/{member}" for member in [
         "aaguid", "algorithms", "extensions", "firmwareVersion", "forcePINChange", "maxMsgSize", "maxSerializedLargeBlobArray",
         "minPINLength", "options/credMgmt", "options/largeBlobs", "options/makeCredUvNotRqd", "options/pinUvAuthToken",
@@ -100,7 +103,8 @@ FIDO2_AGAINST_FIDO21 = [
         "cbor-cut-short", "empty-map", "get", "get-beyond", "get-too-long", "get-without-offset", "no-parameters", "not-a-map",
         "trailing-byte"]],
     *[f"probes/makeCredential.{entry}/answer" for entry in [
-        "clientDataHash-16", "enterprise-attestation", "junk-pinUvAuthParam", "unknown-member", "unknown-option"]],
+        "clientDataHash-16", "enterprise-attestation", "junk-pinUvAuthParam", "pin-protocol-3", "pinUvAuthParam-without-protocol",
+        "unknown-member", "unknown-option"]],
     "probes/selection/answer",
     *[f"probes/write.credentialManagement.{entry}/answer" for entry in [
         "credentials", "delete", "delete-again", "metadata", "metadata-after-delete", "rps", "update-user"]],
