@@ -78,6 +78,8 @@ let package = Package(
         .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "CTAPClient", "ArculusCard", "PCSC", "CBOR",
                                                             "CardCrypto", "FIDOWire"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire"]),
+        // The command line's declarations: every option in a help is parsed, every parsed one in a help.
+        .testTarget(name: "CLITests", dependencies: ["arculus-card"]),
         .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
                                                           "JSONSupport"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire"]),

@@ -40,7 +40,9 @@ while [[ $# -gt 0 ]]; do
         --jobs) jobs="${2:?--jobs needs a number}"; shift 2 ;;
         --seeds) mode=seeds; shift ;;
         --reproduce) mode=reproduce; shift ;;
-        -h|--help) sed -n "2,25p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        # The help is the comment block at the top of this file: every line after the shebang up to
+        # the first one that is not a comment.
+        -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac

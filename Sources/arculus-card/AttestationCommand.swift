@@ -5,22 +5,27 @@ import Foundation
 struct AttestationCommand: Subcommand {
     static let name = "attestation"
     static let summary = "Print the emulator's attestation root, or regenerate the attestation material"
-    static let help = """
-    USAGE: arculus-card attestation root
-           arculus-card attestation generate --fixtures DIR --swift-source FILE
+    static var declaration: CommandDeclaration {
+        CommandDeclaration(
+            usage: ["arculus-card attestation root", "arculus-card attestation generate --fixtures DIR --swift-source FILE"],
+            about: """
+            'root' prints the PEM of the emulator's own root CA, the certificate a verifier (a FIDO2
+            server under test) trusts to accept emulated cards. It is NOT a vendor CA.
 
-    'root' prints the PEM of the emulator's own root CA, the certificate a verifier (a FIDO2
-    server under test) trusts to accept emulated cards. It is NOT a vendor CA.
-
-    'generate' makes a new root CA, batch key and one batch certificate per built-in profile and
-    writes them to DIR (emulator-root-ca.pem, emulator-root-ca.key.pem, emulator-batch.key.pem,
-    emulator-batch-<profile>.pem) and as Swift source to FILE (normally
-    Sources/CTAP2/Attestation/EmulatorAttestationMaterial.swift), which is compiled in. Only
-    needed to rotate the committed material; every verifier trusting the old root must follow.
-    """
+            'generate' makes a new root CA, batch key and one batch certificate per built-in profile and
+            writes them to DIR (emulator-root-ca.pem, emulator-root-ca.key.pem, emulator-batch.key.pem,
+            emulator-batch-<profile>.pem) and as Swift source to FILE (normally
+            Sources/CTAP2/Attestation/EmulatorAttestationMaterial.swift), which is compiled in. Only
+            needed to rotate the committed material; every verifier trusting the old root must follow.
+            """,
+            options: [
+                .valued("--fixtures", "DIR", "(generate) Where the PEM files go."),
+                .valued("--swift-source", "FILE", "(generate) Where the Swift source of the material goes."),
+            ])
+    }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: ["--fixtures", "--swift-source"], flags: [])
+        let options = try declaration.parse(arguments)
         switch options.positionals {
         case ["root"]:
             let identity = try AttestationIdentity.emulator(for: .default)

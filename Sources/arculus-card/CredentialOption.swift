@@ -12,6 +12,36 @@ import VirtualReader
 /// "rpId": …, "privateKey": …}`), or `@FILE` holding one such object or an array of them (a
 /// browser test's credential fixture).
 enum CredentialOption {
+    /// `--credential SPEC` as the help of `image` (and `ctl credentials add`) explains it.
+    static let declaration = CommandDeclaration.Option.repeating(
+        "--credential", "SPEC",
+        "A credential to put on the card; repeat for more. SPEC is",
+        "comma-separated key=value pairs:",
+        "  rp=RPID              relying party ID (required)",
+        "  user=HANDLE          user handle, as UTF-8 text",
+        "  user-hex=HEX         user handle, as hex bytes",
+        "  name=NAME            user name (default: the handle text)",
+        "  display=NAME         user display name",
+        "  rp-name=NAME         relying party name",
+        "  discoverable=yes|no  stored on the card (default yes), or only",
+        "                       minted: a non-discoverable credential is just",
+        "                       an ID wrapping its key under the card's secret",
+        "  key=PEM-FILE         the credential's private key (PKCS#8, or SEC 1",
+        "                       PEM for P-256); default: a new key",
+        "  alg=NAME|COSE        the algorithm of a new key (ES256 by default;",
+        "                       any the profile lists: EdDSA, ES384, RS256, ...)",
+        "  cred-protect=1|2|3   credProtect level (default 1)",
+        "  hmac-secret=yes|no   answers hmac-secret (default no)",
+        "Values cannot contain commas. Or SPEC is a credential as JSON,",
+        "in the names 'credentials list' prints or WebDriver's virtual",
+        "authenticator names ({\"credentialId\", \"isResidentCredential\",",
+        "\"rpId\", \"privateKey\": base64url PKCS#8 DER, \"userHandle\",",
+        "\"signCount\"}), or @FILE holding one such object or an array.",
+        "signCount raises the card's one signature counter to at least",
+        "that value. credentialId cannot be chosen (the card mints IDs by",
+        "wrapping the key under its secret): it is accepted only for a",
+        "discoverable credential the card already holds as given.")
+
     /// The credentials every `--credential` of `options` describes, in order.
     static func parameters(_ options: CommandLineOptions) throws(UsageError) -> [CredentialParameters] {
         var credentials: [CredentialParameters] = []

@@ -10,95 +10,104 @@ enum CtlCommand: Subcommand {
     static let name = "ctl"
     static let summary = "Steer a served card: tap/remove/insert, faults, PIN, counter, credentials, timing"
 
-    static var help: String {
-        """
-        USAGE: arculus-card ctl [--control PATH | --slot N | --vpcd HOST:PORT] <command> [options]
-
-        Sends one request to the control socket of a running 'arculus-card serve' and prints the
-        card's answer. The request runs on the card's thread between two APDUs.
-
-        COMMANDS:
-          status                       Profile, field/reader presence, timing, faults, PIN, counter.
-          tap [--delay SECONDS]        Take the card off the reader and tap it again after SECONDS
-                                       (default 1; keep it at 0.5 or more for pcscd to notice).
-          remove                       Take the card off the reader until 'insert'.
-          insert                       Put it back (also ends a pending tap delay early).
-          fault add [--command NAME] EFFECT [--once | --persistent]
-                                       Inject a fault. NAME: a CTAP command (getAssertion,
-                                       authenticatorMakeCredential, 0x02, …), u2f-register,
-                                       u2f-authenticate, select, apdu:HEX (one exact command
-                                       APDU, before the card reads it: a malformed one too;
-                                       with --status-word, or --ctap-error for an NFCCTAP_MSG),
-                                       or any (the default). EFFECT:
-            --ctap-error CODE            answer this CTAP status instead of running (0x2E, 46,
-                                         NO_CREDENTIALS); CTAP2 commands only
-            --status-word SW             answer this ISO 7816 status word (6A82), no data
-            --bogus-signature            signatures made are wrong (one bit of s flipped)
-            --flags up=0|1[,uv=0|1]      authenticator data carries these UP/UV flags
-            --leave-field [--away S]     the command runs, then the card leaves the field before
-                                         answering: the reader sees it vanish; back after S
-                                         seconds (default 1)
-            --fail-next-write            the next write to the card's memory is torn: the command
-                                         answers CTAP1_ERR_OTHER, the card keeps its state
-            --decline-presence           the user declines the test of user presence
-            --delay SECONDS              the command runs as usual and answers SECONDS later
-                                       --leave-field and --fail-next-write act once unless
-                                       --persistent; the others act until removed unless --once.
-          fault list                   Injected faults, and the log of every time one acted.
-          fault remove ID              Remove one fault.
-          fault clear                  Remove every fault (the log stays).
-          credentials list             The discoverable credentials, with public keys.
-          credentials add --credential SPEC
-                                       Put a credential on the card; SPEC as in
-                                       'arculus-card image --help': rp=…,user=…,discoverable=…,
-                                       a JSON credential (WebDriver's names too), or @FILE.
-          credentials remove --id ID   Delete a discoverable credential (ID: base64url or hex).
-          pin [--set PIN] [--retries N]
-                                       Show the PIN state; set the PIN and/or the retries left.
-          counter [--set N]            Show the signature counter (one for all credentials:
-                                       WebDriver's signCount); set it.
-          timing [off|realistic]       Show the timing profile; switch it.
-          send JSON                    Send a raw request line (see the control protocol).
-
-        OPTIONS:
-          --control PATH       The control socket. Default: the one serve uses for the slot,
-                               $XDG_RUNTIME_DIR/arculus-card-<slot>.sock, or without
-                               XDG_RUNTIME_DIR /tmp/arculus-card-<uid>-<port>.sock.
-          --slot N, --vpcd HOST:PORT
-                               Which served card, when --control is not given (as for serve).
-          -h, --help           Show this help.
-
-        CONTROL PROTOCOL:
-          One JSON object per line each way on the Unix socket (mode 0600, owner only):
-          {"op":"fault.add","fault":{"command":"getAssertion","effect":"ctap-error","ctapError":46}}
-          → {"ok":true,"fault":{"id":1,…}}; errors are {"ok":false,"error":"…"}. Ops: status,
-          tap, remove, insert, fault.add, fault.list, fault.remove, fault.clear,
-          credentials.list, credentials.add, credentials.remove, pin, counter, timing.
-
-        OUTPUT:
-          The answer, one JSON object on stdout. Exit status 0 when it is ok, 1 when the card
-          refused (the error also goes to stderr), 64 for a bad command line.
-
-        EXAMPLES:
-          arculus-card ctl fault add --command getAssertion --ctap-error 0x2E --once
-          arculus-card ctl fault add --command any --status-word 6A82
-          arculus-card ctl fault add --flags up=0
-          arculus-card ctl fault add --command apdu:00990000 --status-word 6A80
-          arculus-card ctl fault add --command getAssertion --delay 0.3
-          arculus-card ctl credentials add --credential rp=example.com,user=alice
-          arculus-card ctl --slot 1 tap --delay 2
-        """
+    static var declaration: CommandDeclaration {
+        let effects: [CommandDeclaration.Option] = [
+            .valued("--ctap-error", "CODE", "answer this CTAP status instead of running (0x2E, 46,",
+                    "NO_CREDENTIALS); CTAP2 commands only"),
+            .valued("--status-word", "SW", "answer this ISO 7816 status word (6A82), no data"),
+            .flag("--bogus-signature", "signatures made are wrong (one bit of s flipped)"),
+            .valued("--flags", "up=0|1[,uv=0|1]", "authenticator data carries these UP/UV flags"),
+            .init(label: "--leave-field [--away S]", names: [("--leave-field", false, false), ("--away", true, false)],
+                  help: ["the command runs, then the card leaves the field before",
+                         "answering: the reader sees it vanish; back after S",
+                         "seconds (default 1)"]),
+            .flag("--fail-next-write", "the next write to the card's memory is torn: the command",
+                  "answers CTAP1_ERR_OTHER, the card keeps its state"),
+            .flag("--decline-presence", "the user declines the test of user presence"),
+            .valued("--delay", "SECONDS", "the command runs as usual and answers SECONDS later"),
+            .flag("--once", "act once (the default of --leave-field and --fail-next-write)"),
+            .flag("--persistent", "act until removed (the default of the others)"),
+        ]
+        return CommandDeclaration(
+            usage: ["arculus-card ctl [--control PATH | --slot N | --vpcd HOST:PORT] <command> [options]"],
+            about: """
+            Sends one request to the control socket of a running 'arculus-card serve' and prints the
+            card's answer. The request runs on the card's thread between two APDUs.
+            """,
+            actions: [
+                .init(title: "status", help: ["Profile, field/reader presence, timing, faults, PIN, counter."]),
+                .init(title: "tap [--delay SECONDS]", help: ["Take the card off the reader and tap it again after SECONDS",
+                                                             "(default 1; keep it at 0.5 or more for pcscd to notice)."],
+                      options: [.valued("--delay", "SECONDS", "how long the card stays away")]),
+                .init(title: "remove", help: ["Take the card off the reader until 'insert'."]),
+                .init(title: "insert", help: ["Put it back (also ends a pending tap delay early)."]),
+                .init(title: "fault add [--command NAME] EFFECT [--once | --persistent]", help: [
+                    "Inject a fault. NAME: a CTAP command (getAssertion,",
+                    "authenticatorMakeCredential, 0x02, …), u2f-register,",
+                    "u2f-authenticate, select, apdu:HEX (one exact command",
+                    "APDU, before the card reads it: a malformed one too;",
+                    "with --status-word, or --ctap-error for an NFCCTAP_MSG),",
+                    "or any (the default). EFFECT:"],
+                      options: [.valued("--command", "NAME", "what the fault acts on (default any)")] + effects,
+                      after: ["--leave-field and --fail-next-write act once unless",
+                              "--persistent; the others act until removed unless --once."],
+                      selector: "fault add"),
+                .init(title: "fault list", help: ["Injected faults, and the log of every time one acted."], selector: "fault list"),
+                .init(title: "fault remove ID", help: ["Remove one fault."], selector: "fault remove"),
+                .init(title: "fault clear", help: ["Remove every fault (the log stays)."], selector: "fault clear"),
+                .init(title: "credentials list", help: ["The credentials, with their algorithms and public keys."],
+                      selector: "credentials list"),
+                .init(title: "credentials add --credential SPEC", help: [
+                    "Put a credential on the card; SPEC as in",
+                    "'arculus-card image --help': rp=…,user=…,alg=…,discoverable=…,",
+                    "a JSON credential (WebDriver's names too), or @FILE."],
+                      options: [.repeating("--credential", "SPEC", "one credential; repeat for more")], selector: "credentials add"),
+                .init(title: "credentials remove --id ID", help: ["Delete a discoverable credential (ID: base64url or hex)."],
+                      options: [.valued("--id", "ID", "the credential")], selector: "credentials remove"),
+                .init(title: "pin [--set PIN] [--retries N]", help: ["Show the PIN state; set the PIN and/or the retries left."],
+                      options: [.valued("--set", "PIN", "the new PIN (retries back to 8)"),
+                                .valued("--retries", "N", "PIN retries left, 0 to 8 (0 blocks the PIN)")]),
+                .init(title: "counter [--set N]", help: ["Show the signature counter (one for all credentials:",
+                                                         "WebDriver's signCount); set it."],
+                      options: [.valued("--set", "N", "the new counter")]),
+                .init(title: "timing [off|realistic]", help: ["Show the timing profile; switch it."]),
+                .init(title: "send JSON", help: ["Send a raw request line (see the control protocol)."]),
+            ],
+            options: [
+                .valued("--control", "PATH", "The control socket. Default: the one serve uses for the slot,",
+                        "$XDG_RUNTIME_DIR/arculus-card-<slot>.sock, or without",
+                        "XDG_RUNTIME_DIR /tmp/arculus-card-<uid>-<port>.sock."),
+                .together([.valued("--slot", "N"), .valued("--vpcd", "HOST:PORT")],
+                          "Which served card, when --control is not given (as for serve)."),
+            ],
+            sections: [
+                .init(title: "CONTROL PROTOCOL", body: """
+                  One JSON object per line each way on the Unix socket (mode 0600, owner only):
+                  {"op":"fault.add","fault":{"command":"getAssertion","effect":"ctap-error","ctapError":46}}
+                  → {"ok":true,"fault":{"id":1,…}}; errors are {"ok":false,"error":"…"}. Ops: status,
+                  tap, remove, insert, fault.add, fault.list, fault.remove, fault.clear,
+                  credentials.list, credentials.add, credentials.remove, pin, counter, timing.
+                """),
+                .init(title: "OUTPUT", body: """
+                  The answer, one JSON object on stdout. Exit status 0 when it is ok, 1 when the card
+                  refused (the error also goes to stderr), 64 for a bad command line.
+                """),
+                .init(title: "EXAMPLES", body: """
+                  arculus-card ctl fault add --command getAssertion --ctap-error 0x2E --once
+                  arculus-card ctl fault add --command any --status-word 6A82
+                  arculus-card ctl fault add --flags up=0
+                  arculus-card ctl fault add --command apdu:00990000 --status-word 6A80
+                  arculus-card ctl fault add --command getAssertion --delay 0.3
+                  arculus-card ctl credentials add --credential rp=example.com,user=alice
+                  arculus-card ctl --slot 1 tap --delay 2
+                """),
+            ],
+            column: 31)
     }
 
-    /// Every option of every ctl command; each command takes its own subset (``CtlWords/only(_:words:)``).
-    static let valued: Set<String> = SharedOptions.endpoint.union([
-        "--control", "--delay", "--command", "--ctap-error", "--status-word", "--flags", "--away", "--id", "--set", "--retries",
-    ])
-    static let flags: Set<String> = ["--bogus-signature", "--leave-field", "--fail-next-write", "--decline-presence",
-                                     "--once", "--persistent"]
-
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: valued, flags: flags, repeatable: ["--credential"])
+        // Every option of every ctl command; each command takes its own (``CtlWords/only(_:words:)``).
+        let options = try declaration.parse(arguments)
         let request = try request(CtlWords(options))
         let path = try socketPath(options)
 

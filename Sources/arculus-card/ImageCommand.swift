@@ -11,90 +11,66 @@ enum ImageCommand: Subcommand {
     static let name = "image"
     static let summary = "Create a card image with a PIN and credentials already set; list, add, remove"
 
-    static var help: String {
-        """
-        USAGE: arculus-card image create --card FILE [--profile NAME|FILE] [--pin PIN] [--retries N]
-                                         [--counter N] [--credential SPEC]... [--seed HEX]
-               arculus-card image credentials list --card FILE
-               arculus-card image credentials add --card FILE --credential SPEC...
-               arculus-card image credentials remove --card FILE --id ID
-               arculus-card image pin --card FILE [--set PIN] [--retries N]
-               arculus-card image counter --card FILE [--set N]
-
-        Sets a card's state without CTAP: a test starts from a card that already has a PIN, a
-        signature counter and credentials. Works on an image file that no process is serving
-        (the image is locked while served; change a served card with 'arculus-card ctl').
-
-        COMMANDS:
-          create               Make a new image (FILE must not exist) from the profile, then set
-                               what the options say. If anything fails, no image is left behind.
-          credentials list     The discoverable credentials on the card, with their public keys.
-          credentials add      Put credentials on the card (see SPEC).
-          credentials remove   Delete the discoverable credential with this ID.
-          pin                  Show the PIN state; --set sets the PIN (retries back to 8),
-                               --retries sets the retry counter (0 blocks the PIN).
-          counter              Show the signature counter; --set sets it.
-
-        OPTIONS:
-          --card FILE          The card image.
-          --profile NAME|FILE  create: the card model (\(SharedOptions.profileChoices) or a
-                               profile JSON file). Default: \(CardProfile.default.name).
-          --pin PIN            create: set this PIN (the profile's PIN policy applies: at least
-                               minPINLength code points, at most 63 bytes).
-          --retries N          PIN retries left, 0 to 8.
-          --counter N          create: the signature counter (the next assertion reports N+1).
-          --credential SPEC    A credential to put on the card; repeat for more. SPEC is
-                               comma-separated key=value pairs:
-                                 rp=RPID              relying party ID (required)
-                                 user=HANDLE          user handle, as UTF-8 text
-                                 user-hex=HEX         user handle, as hex bytes
-                                 name=NAME            user name (default: the handle text)
-                                 display=NAME         user display name
-                                 rp-name=NAME         relying party name
-                                 discoverable=yes|no  stored on the card (default yes), or only
-                                                      minted: a non-discoverable credential is just
-                                                      an ID wrapping its key under the card's secret
-                                 key=PEM-FILE         the credential's P-256 private key (PKCS#8 or
-                                                      SEC 1 PEM); default: a new key
-                                 cred-protect=1|2|3   credProtect level (default 1)
-                                 hmac-secret=yes|no   answers hmac-secret (default no)
-                               Values cannot contain commas. Or SPEC is a credential as JSON,
-                               in the names 'credentials list' prints or WebDriver's virtual
-                               authenticator names ({"credentialId", "isResidentCredential",
-                               "rpId", "privateKey": base64url PKCS#8 DER, "userHandle",
-                               "signCount"}), or @FILE holding one such object or an array.
-                               signCount raises the card's one signature counter to at least
-                               that value. credentialId cannot be chosen (the card mints IDs by
-                               wrapping the key under its secret): it is accepted only for a
-                               discoverable credential the card already holds as given.
-          --id ID              A credential ID, base64url (as WebAuthn writes it) or hex.
-          --set VALUE          pin: the new PIN; counter: the new counter.
-          --seed HEX           create: a deterministic card (secrets and generated keys derive
-                               from HEX), for reproducible tests only.
-          -h, --help           Show this help.
-
-        OUTPUT:
-          One JSON object on stdout, as the control channel answers ('ok', and 'credentials' /
-          'credential' with id (base64url), idHex, publicKeyPEM, publicKeyHex (X9.62), rpId, user
-          fields, and WebDriver's credentialId, isResidentCredential, userHandle, privateKey
-          (null when only the card knows it), signCount (the card's counter); 'pin' with isSet,
-          retries, length, minLength, blocked; 'counter'). On failure
-          'ok' is false, the error also goes to stderr and the exit status is 1.
-
-        EXAMPLES:
-          arculus-card image create --card card.img --pin 123456 --counter 41 \\
-              --credential rp=example.com,user=alice,discoverable=yes \\
-              --credential rp=example.com,user=bob,discoverable=no,key=bob.pem
-          arculus-card image credentials list --card card.img
-          arculus-card image pin --card card.img --retries 1
-        """
+    static var declaration: CommandDeclaration {
+        CommandDeclaration(
+            usage: ["arculus-card image create --card FILE [--profile NAME|FILE] [--pin PIN] [--retries N]",
+                    "                         [--counter N] [--credential SPEC]... [--seed HEX]",
+                    "arculus-card image credentials list --card FILE",
+                    "arculus-card image credentials add --card FILE --credential SPEC...",
+                    "arculus-card image credentials remove --card FILE --id ID",
+                    "arculus-card image pin --card FILE [--set PIN] [--retries N]",
+                    "arculus-card image counter --card FILE [--set N]"],
+            about: """
+            Sets a card's state without CTAP: a test starts from a card that already has a PIN, a
+            signature counter and credentials. Works on an image file that no process is serving
+            (the image is locked while served; change a served card with 'arculus-card ctl').
+            """,
+            actions: [
+                .init(title: "create", help: ["Make a new image (FILE must not exist) from the profile, then set",
+                                              "what the options say. If anything fails, no image is left behind."]),
+                .init(title: "credentials list", help: ["The credentials on the card, with their algorithms and public keys."]),
+                .init(title: "credentials add", help: ["Put credentials on the card (see SPEC)."]),
+                .init(title: "credentials remove", help: ["Delete the discoverable credential with this ID."]),
+                .init(title: "pin", help: ["Show the PIN state; --set sets the PIN (retries back to 8),",
+                                           "--retries sets the retry counter (0 blocks the PIN)."]),
+                .init(title: "counter", help: ["Show the signature counter; --set sets it."]),
+            ],
+            options: [
+                .valued("--card", "FILE", "The card image."),
+                .valued("--profile", "NAME|FILE", "create: the card profile (\(SharedOptions.profileChoices) or a",
+                        "profile JSON file). Default: \(CardProfile.default.name)."),
+                .valued("--pin", "PIN", "create: set this PIN (the profile's PIN policy applies: at least",
+                        "minPINLength code points, at most 63 bytes)."),
+                .valued("--retries", "N", "PIN retries left, 0 to 8."),
+                .valued("--counter", "N", "create: the signature counter (the next assertion reports N+1)."),
+                CredentialOption.declaration,
+                .valued("--id", "ID", "A credential ID, base64url (as WebAuthn writes it) or hex."),
+                .valued("--set", "VALUE", "pin: the new PIN; counter: the new counter."),
+                .valued("--seed", "HEX", "create: a deterministic card (secrets and generated keys derive",
+                        "from HEX), for reproducible tests only."),
+            ],
+            sections: [
+                .init(title: "OUTPUT", body: """
+                  One JSON object on stdout, as the control channel answers ('ok', and 'credentials' /
+                  'credential' with id (base64url), idHex, algorithm, publicKeyPEM, rpId, user fields, and
+                  WebDriver's credentialId, isResidentCredential, userHandle, privateKey (null when only
+                  the card knows it), signCount (the card's counter); 'pin' with isSet, retries, length,
+                  minLength, blocked; 'counter'). On failure 'ok' is false, the error also goes to stderr
+                  and the exit status is 1.
+                """),
+                .init(title: "EXAMPLES", body: """
+                  arculus-card image create --card card.img --pin 123456 --counter 41 \\
+                      --credential rp=example.com,user=alice,discoverable=yes \\
+                      --credential rp=example.com,user=bob,discoverable=no,key=bob.pem
+                  arculus-card image credentials list --card card.img
+                  arculus-card image pin --card card.img --retries 1
+                """),
+            ])
     }
 
-    /// Every option of every image command; each command takes its own subset.
-    private static let valued: Set<String> = ["--card", "--profile", "--pin", "--retries", "--counter", "--id", "--set", "--seed"]
-
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: valued, flags: [], repeatable: ["--credential"])
+        // Every option of every image command; each command takes its own subset (`allow`).
+        let options = try declaration.parse(arguments)
         let words = options.positionals
         guard let path = options.value("--card") else { throw UsageError("--card FILE is required") }
         switch words {

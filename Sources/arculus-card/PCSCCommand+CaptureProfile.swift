@@ -10,7 +10,7 @@ import PCSC
 /// the host-side CTAP2 client, written as a profile the emulator can serve.
 extension PCSCCommand {
     static func captureProfile(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: readerOptions.union(["--output", "--base"]), flags: ["--strict"])
+        let options = try declaration.parse(arguments, action: "capture-profile")
         guard options.positionals.isEmpty else { throw UsageError("unexpected argument '\(options.positionals[0])'") }
         guard let output = options.value("--output") else { throw UsageError("capture-profile needs --output FILE") }
         let base = try options.profile("--base") ?? .default

@@ -4,7 +4,7 @@ import PCSC
 /// `pcsc list`: every reader and what is in it.
 extension PCSCCommand {
     static func list(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: [], flags: [])
+        let options = try declaration.parse(arguments, action: "list")
         guard options.positionals.isEmpty else { throw UsageError("list takes no arguments") }
         let context = try PCSCContext()
         let statuses = try context.status(ofReaders: try context.readers())

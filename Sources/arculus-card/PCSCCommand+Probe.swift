@@ -7,8 +7,7 @@ import PCSC
 /// `pcsc probe`: the probe's battery sent to the card in a reader, its fingerprint written.
 extension PCSCCommand {
     static func probe(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: readerOptions.union(["--out", "--output"]),
-                                             flags: ["--allow-writes", "--no-timing"])
+        let options = try declaration.parse(arguments, action: "probe")
         guard options.positionals.isEmpty else { throw UsageError("unexpected argument '\(options.positionals[0])'") }
         if options.value("--out") != nil && options.value("--output") != nil { throw UsageError("--out or --output, not both") }
         guard let output = options.value("--out") ?? options.value("--output") else { throw UsageError("probe needs --out FILE") }

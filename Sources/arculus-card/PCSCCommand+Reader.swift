@@ -5,9 +5,6 @@ import PCSC
 /// What the pcsc actions share: choosing the reader (`--reader`, `--wait`), reading APDUs and
 /// sending them.
 extension PCSCCommand {
-    /// `--reader NAME`, `--wait SECONDS`.
-    static let readerOptions: Set<String> = ["--reader", "--wait"]
-
     /// Connects to the reader `--reader` names (or the first with a card), waiting `--wait`.
     static func connect(_ options: CommandLineOptions) throws -> (reader: String, card: PCSCCard) {
         let wait = try options.duration("--wait") ?? .zero

@@ -6,7 +6,7 @@ import Transcript
 /// `pcsc record`: APDUs to the card, written as a transcript.
 extension PCSCCommand {
     static func record(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: readerOptions.union(["--output", "--from"]), flags: ["--follow-chaining"])
+        let options = try declaration.parse(arguments, action: "record")
         guard let output = options.value("--output") else { throw UsageError("record needs --output FILE") }
         var apdus = try options.positionals.map(parseAPDU)
         if let from = options.value("--from") {

@@ -4,7 +4,7 @@ import PCSC
 /// `pcsc send`: APDUs to the card, each printed with its response.
 extension PCSCCommand {
     static func send(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: readerOptions, flags: ["--follow-chaining", "--verbose"])
+        let options = try declaration.parse(arguments, action: "send")
         let apdus = try options.positionals.map(parseAPDU)
         guard !apdus.isEmpty else { throw UsageError("send needs at least one APDU") }
         let (_, card) = try connect(options)

@@ -9,63 +9,67 @@ enum ProbeCommand: Subcommand {
     static let name = "probe"
     static let summary = "Is the emulator my card? Fingerprints: diff them, emulate one, fixtures"
 
-    static var help: String {
-        """
-        USAGE: arculus-card probe diff A.json B.json [--rules FILE] [--as "LABEL A,LABEL B"]
-               arculus-card probe --emulate CARD.json [--rules FILE] [--out FILE] [--no-timing]
-               arculus-card probe --profile NAME|FILE --out FILE [--allow-writes] [--no-timing]
-               arculus-card probe fixtures [--dir DIR] [--check]
-               (and 'arculus-card pcsc probe --reader NAME --out CARD.json [--allow-writes]')
-
-        A fingerprint is what a card answered to the probe's fixed battery (\(CardProber().entryCount) read-only
-        entries, \(CardProber(includeWrites: true).entryCount - CardProber().entryCount) more with --allow-writes), kept as structure: status words, CTAP
-        statuses, the shape of each answer, and round-trip times per command kind.
-
-        ACTIONS:
-          diff             Compare two fingerprints entry by entry and print each difference in
-                           the user's terms, with its path in brackets (for a rules file).
-          --emulate FILE   Load the emulator with the profile taken from the fingerprint (its
-                           getInfo, SELECT answer and ATR; its PIN state), run the same battery
-                           against it in process, and print the diff: your card against the
-                           emulator. Each difference says whether a profile field can express it.
-                           What the profile could not hold is listed too.
-          --profile P      Run the battery against the emulator with profile P (a built-in name
-                           or a file), in process, and write its fingerprint.
-          fixtures         Write the fingerprints of the built-in profiles (\(CardProfile.builtInNames.joined(separator: ", "))) to
-                           DIR/<profile>.fingerprint.json, with the writing part and without
-                           timing: the files CI checks against a probe over pcscd + vpcd.
-
-        OPTIONS:
-          --rules FILE     Differences to accept. One rule a line, '#' comments:
-                             ignore PATH                        accept differences at PATH or below
-                             timing KIND ratio R [slack MS]     round trips within R× or MS ms
-                           PATH as printed in brackets; '*' matches any run of characters. Without
-                           a timing rule: timing * ratio 2 slack 20.
-          --as "A,B"       (diff) How to name the two sides. Default: the files' names.
-          --out FILE       Where to write the fingerprint (--emulate: the emulator's).
-          --allow-writes   (--profile) Run the writing part too (the emulated card is in memory).
-          --no-timing      Do not time round trips (no timing section; a diff then skips timing).
-          --dir DIR        (fixtures) Default: Fixtures/fingerprints.
-          --check          (fixtures) Compare instead of writing; exit 1 when a fixture differs.
-          -h, --help       Show this help.
-
-        EXIT STATUS:
-          0 the fingerprints are the same (accepted differences aside), 1 they differ,
-          2 a file is not a fingerprint or rules file this build reads, 64 a bad command line.
-
-        EXAMPLES:
-          arculus-card pcsc probe --reader 'ACS ACR1252' --out my-card.fingerprint.json
-          arculus-card probe --emulate my-card.fingerprint.json --rules accepted.rules
-          arculus-card probe diff Fixtures/fingerprints/arculus-fido2.fingerprint.json \\
-              Fixtures/fingerprints/arculus-fido21.fingerprint.json
-        """
+    static var declaration: CommandDeclaration {
+        CommandDeclaration(
+            usage: ["arculus-card probe diff A.json B.json [--rules FILE] [--as \"LABEL A,LABEL B\"]",
+                    "arculus-card probe --emulate CARD.json [--rules FILE] [--out FILE] [--no-timing]",
+                    "arculus-card probe --profile NAME|FILE --out FILE [--allow-writes] [--no-timing]",
+                    "arculus-card probe fixtures [--dir DIR] [--check]",
+                    "(and 'arculus-card pcsc probe --reader NAME --out CARD.json [--allow-writes]')"],
+            about: """
+            A fingerprint is what a card answered to the probe's fixed battery (\(CardProber().entryCount) read-only
+            entries, \(CardProber(includeWrites: true).entryCount - CardProber().entryCount) more with --allow-writes), kept as structure: status words, CTAP
+            statuses, the shape of each answer, and round-trip times per command kind.
+            """,
+            actionsTitle: "ACTIONS",
+            actions: [
+                .init(title: "diff", help: ["Compare two fingerprints entry by entry and print each difference in",
+                                            "the user's terms, with its path in brackets (for a rules file)."]),
+                .init(title: "--emulate FILE", help: [
+                    "Load the emulator with the profile taken from the fingerprint (its",
+                    "getInfo, SELECT answer and ATR; its PIN state), run the same battery",
+                    "against it in process, and print the diff: your card against the",
+                    "emulator. Each difference says whether a profile field can express it.",
+                    "What the profile could not hold is listed too."]),
+                .init(title: "--profile P", help: ["Run the battery against the emulator with profile P (a built-in name",
+                                                   "or a file), in process, and write its fingerprint."]),
+                .init(title: "fixtures", help: [
+                    "Write the fingerprints of the built-in profiles (\(CardProfile.builtInNames.joined(separator: ", "))) to",
+                    "DIR/<profile>.fingerprint.json, with the writing part and without",
+                    "timing: the files CI checks against a probe over pcscd + vpcd."]),
+            ],
+            options: [
+                .valued("--rules", "FILE", "Differences to accept. One rule a line, '#' comments:",
+                        "  ignore PATH                        accept differences at PATH or below",
+                        "  timing KIND ratio R [slack MS]     round trips within R× or MS ms",
+                        "PATH as printed in brackets; '*' matches any run of characters. Without",
+                        "a timing rule: timing * ratio 2 slack 20."),
+                .valued("--emulate", "FILE", "The fingerprint of your card (the --emulate action)."),
+                .valued("--profile", "NAME|FILE", "The profile (the --profile action)."),
+                .valued("--as", "\"A,B\"", "(diff) How to name the two sides. Default: the files' names."),
+                .valued("--out", "FILE", "Where to write the fingerprint (--emulate: the emulator's)."),
+                .flag("--allow-writes", "(--profile) Run the writing part too (the emulated card is in memory)."),
+                .flag("--no-timing", "Do not time round trips (no timing section; a diff then skips timing)."),
+                .valued("--dir", "DIR", "(fixtures) Default: Fixtures/fingerprints."),
+                .flag("--check", "(fixtures) Compare instead of writing; exit 1 when a fixture differs."),
+            ],
+            sections: [
+                .init(title: "EXIT STATUS", body: """
+                  0 the fingerprints are the same (accepted differences aside), 1 they differ,
+                  2 a file is not a fingerprint or rules file this build reads, 64 a bad command line.
+                """),
+                .init(title: "EXAMPLES", body: """
+                  arculus-card pcsc probe --reader 'ACS ACR1252' --out my-card.fingerprint.json
+                  arculus-card probe --emulate my-card.fingerprint.json --rules accepted.rules
+                  arculus-card probe diff Fixtures/fingerprints/arculus-fido2.fingerprint.json \\
+                      Fixtures/fingerprints/arculus-fido21.fingerprint.json
+                """),
+            ],
+            column: 19)
     }
 
-    static let valued: Set<String> = ["--rules", "--as", "--out", "--emulate", "--profile", "--dir"]
-    static let flags: Set<String> = ["--allow-writes", "--no-timing", "--check"]
-
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: valued, flags: flags)
+        let options = try declaration.parse(arguments)
         do {
             switch options.positionals.first {
             case "diff":

@@ -5,19 +5,20 @@ import Foundation
 struct ProfileCommand: Subcommand {
     static let name = "profile"
     static let summary = "List the built-in card profiles or print one as JSON"
-    static let help = """
-    USAGE: arculus-card profile list
-           arculus-card profile show NAME|FILE
+    static var declaration: CommandDeclaration {
+        CommandDeclaration(
+            usage: ["arculus-card profile list", "arculus-card profile show NAME|FILE"],
+            about: """
+            A profile is a card model: what getInfo reports, the SELECT answer, the ATR and the card's
+            limits. 'show' prints it as JSON; save that to a file, edit it (e.g. to match a card you own)
+            and pass the file to 'serve --profile FILE'. 'show FILE' validates a profile file.
 
-    A profile is a card model: what getInfo reports, the SELECT answer, the ATR and the card's
-    limits. 'show' prints it as JSON; save that to a file, edit it (e.g. to match a card you own)
-    and pass the file to 'serve --profile FILE'. 'show FILE' validates a profile file.
-
-    Built-in profiles: \(CardProfile.builtInNames.joined(separator: ", ")) (default \(CardProfile.default.name)).
-    """
+            Built-in profiles: \(CardProfile.builtInNames.joined(separator: ", ")) (default \(CardProfile.default.name)).
+            """)
+    }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: [], flags: [])
+        let options = try declaration.parse(arguments)
         switch options.positionals.first {
         case "list" where options.positionals.count == 1:
             for profile in CardProfile.builtIn {

@@ -7,48 +7,50 @@ import Transcript
 enum ReplayCommand: Subcommand {
     static let name = "replay"
     static let summary = "Replay a transcript against the emulated card and compare the answers"
-    static let help = """
-    USAGE: arculus-card replay FILE [--card-image FILE] [--profile NAME|FILE] [--structural] [--verbose]
+    static var declaration: CommandDeclaration {
+        CommandDeclaration(
+            usage: ["arculus-card replay FILE [--card-image FILE] [--profile NAME|FILE] [--structural] [--verbose]"],
+            about: """
+            Sends every command of the transcript FILE, in order, to an emulated card made as its
+            headers say (@profile, @seed, @image, @front), applies its events (power-on, power-off,
+            reset, removed, tapped) where they stand, and compares each answer with the recorded one:
 
-    Sends every command of the transcript FILE, in order, to an emulated card made as its
-    headers say (@profile, @seed, @image, @front), applies its events (power-on, power-off,
-    reset, removed, tapped) where they stand, and compares each answer with the recorded one:
+              byte-exact   when the transcript has @seed: a card with the same seed, memory and
+                           profile must give identical bytes.
+              structural   otherwise: per logical message (chained APDUs and GET RESPONSE joined), the
+                           same status word and CTAP status, the same CBOR shape, equal constant fields
+                           (getInfo, fmt, certificates, flags, user entities, counts), valid signatures
+                           and increasing signature counters. Credential IDs the card issues replace
+                           the recorded ones in later commands. Exchanges protected by the PIN/UV auth
+                           protocol (setPIN, getPinToken, pinUvAuthParam, hmac-secret) cannot be
+                           replayed this way: the replay stops there and says the transcript needs
+                           a seed.
 
-      byte-exact   when the transcript has @seed: a card with the same seed, memory and
-                   profile must give identical bytes.
-      structural   otherwise: per logical message (chained APDUs and GET RESPONSE joined), the
-                   same status word and CTAP status, the same CBOR shape, equal constant fields
-                   (getInfo, fmt, certificates, flags, user entities, counts), valid signatures
-                   and increasing signature counters. Credential IDs the card issues replace
-                   the recorded ones in later commands. Exchanges protected by the PIN/UV auth
-                   protocol (setPIN, getPinToken, pinUvAuthParam, hmac-secret) cannot be
-                   replayed this way: the replay stops there and says the transcript needs
-                   a seed.
-
-    On success it prints 'N exchanges replayed, all matched'. On the first difference it prints
-    the transcript line, the command, the first differing field (e.g. response.authData{2}.flags)
-    and both responses in CBOR diagnostic notation, and exits with status 1.
-
-    OPTIONS:
-      --card-image FILE    Start from this card image instead of @image (it is copied; the file
-                           itself is never changed).
-      --profile NAME|FILE  Use this card profile instead of @profile (a built-in name or a
-                           profile JSON file), e.g. to see what a different card model would
-                           answer.
-      --structural         Compare structurally even when the transcript has @seed.
-      --verbose            List each message as it matches.
-      -h, --help           Show this help.
-
-    EXIT STATUS: 0 all matched; 1 a difference, or the transcript or card cannot be used;
-    64 a bad command line.
-
-    EXAMPLES:
-      arculus-card replay Fixtures/transcripts/pin-set-and-change.transcript
-      arculus-card replay session.transcript --profile arculus-fido2 --verbose
-    """
+            On success it prints 'N exchanges replayed, all matched'. On the first difference it prints
+            the transcript line, the command, the first differing field (e.g. response.authData{2}.flags)
+            and both responses in CBOR diagnostic notation, and exits with status 1.
+            """,
+            options: [
+                .valued("--card-image", "FILE", "Start from this card image instead of @image (it is copied; the file",
+                        "itself is never changed)."),
+                .valued("--profile", "NAME|FILE", "Use this card profile instead of @profile (a built-in name or a",
+                        "profile JSON file), e.g. to see what a different card model would", "answer."),
+                .flag("--structural", "Compare structurally even when the transcript has @seed."),
+                .flag("--verbose", "List each message as it matches."),
+            ],
+            sections: [
+                .init(title: "EXIT STATUS", body: """
+                  0 all matched; 1 a difference, or the transcript or card cannot be used; 64 a bad command line.
+                """),
+                .init(title: "EXAMPLES", body: """
+                  arculus-card replay Fixtures/transcripts/pin-set-and-change.transcript
+                  arculus-card replay session.transcript --profile arculus-fido2 --verbose
+                """),
+            ])
+    }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: ["--card-image", "--profile"], flags: ["--structural", "--verbose"])
+        let options = try declaration.parse(arguments)
         guard options.positionals.count == 1 else {
             throw UsageError(options.positionals.isEmpty ? "expected a transcript FILE" : "expected one transcript FILE, got \(options.positionals.count) arguments")
         }

@@ -12,9 +12,6 @@ enum SDKCommand: Subcommand {
     static let name = "sdk"
     static let summary = "Run an SDK operation (setPin, registerCardOnly, ...) against a card image or a PC/SC reader"
 
-    /// Where the card is: an image (`--card-image`, `--profile`, `--remove-card-after`) or a reader.
-    private static let cardOptions: Set<String> = ["--card-image", "--profile", "--reader", "--wait-for-card", "--remove-card-after"]
-
     static func run(_ arguments: [String]) throws -> Int32 {
         let known = SDKOperation.all.map(\.name).joined(separator: ", ")
         guard let name = arguments.first, !name.hasPrefix("-") else { throw UsageError("name an operation: \(known)") }
@@ -23,7 +20,7 @@ enum SDKCommand: Subcommand {
             if CommandLineOptions.asksForHelp(rest) { throw HelpRequest() }
             throw UsageError("unknown operation '\(name)'. Known: \(known)")
         }
-        let options = try CommandLineOptions(rest, valued: operation.valued.union(cardOptions), flags: operation.flags)
+        let options = try declaration.parse(rest, action: operation.name)
         guard options.positionals.isEmpty else { throw UsageError("unexpected argument '\(options.positionals[0])'") }
         for required in operation.required where options.value(required) == nil {
             throw UsageError("\(name) needs \(required)")

@@ -44,8 +44,6 @@ struct SDKOperation: Sendable {
         }
     }
 
-    var valued: Set<String> { Set(options.filter { $0.value != nil }.map(\.name)) }
-    var flags: Set<String> { Set(options.filter { $0.value == nil }.map(\.name)) }
     var required: [String] { options.filter(\.isRequired).map(\.name) }
 
     static func named(_ name: String) -> SDKOperation? { all.first { $0.name == name } }

@@ -13,102 +13,103 @@ enum ServeCommand: Subcommand {
     static let name = "serve"
     static let summary = "Put the card on a PC/SC virtual reader (pcscd + vsmartcard vpcd)"
 
-    static var help: String {
-        """
-        USAGE: arculus-card serve [--card FILE]... | [--cards N] [--profile NAME|FILE] [--vpcd HOST:PORT] [--slot N]
-                                  [--busy-first] [--tap-delay SECONDS] [--pid-file FILE] [--verbose]
-                                  [--seed HEX] [--record FILE] | --stand-in FILE
-                                  [--control PATH | --no-control] [--timing off|realistic]
-
-        Connects the emulated card to the vpcd driver of pcscd (Debian package vsmartcard-vpcd),
-        so that it appears in the reader 'Virtual PCD 00 00' (slot 0) or 'Virtual PCD 00 01'
-        (slot 1) like a card tapped on an NFC reader. PC/SC applications then reach it as they
-        would a real Arculus card: python-fido2's CtapPcscDevice, opensc-tool, pcsc_scan, the
-        vendor's desktop SDK. It keeps serving until SIGINT/SIGTERM, and reconnects by itself
-        when pcscd is not (yet) running or restarts, or stops talking to the card (stderr says
-        why). Several cards (--card given once per card, or --cards N) go on consecutive
-        readers from --slot, each with its own control socket; Debian's vpcd has two readers,
-        './setup.sh --readers N' configures more (it restarts the machine's pcscd).
-
-        OPTIONS:
-          --card FILE          The card image: the card's non-volatile memory (credentials, PIN,
-                               counters). Created from the profile when the file does not exist;
-                               locked while the card runs; written atomically after every change.
-                               Without --card the card lives in memory and is blank every run.
-                               Given several times: one card per image, on consecutive readers.
-          --cards N            N cards in memory, on consecutive readers (1 to 16).
-          --profile NAME|FILE  The card model: a built-in name (\(SharedOptions.profileChoices))
-                               or a profile JSON file. Default: \(CardProfile.default.name).
-                               For an existing image, the image's profile is used, and a
-                               different --profile is an error.
-          --vpcd HOST:PORT     Where the vpcd driver listens. Default 127.0.0.1:35963 ([::1]:PORT
-                               for IPv6).
-          --slot N             Use the driver's slot N: port 35963+N on the --vpcd host
-                               (Debian's vpcd has slots 0 and 1; setup.sh --readers N adds more).
-                               With several cards, the first card's slot.
-          --busy-first         Answer an NFCCTAP_MSG with P1=80 first with 9100 ("still
-                               processing") so the client polls with NFCCTAP_GETRESPONSE, as slow
-                               cards do; exercises clients' polling and cancel paths.
-          --tap-delay SECONDS  How long the card stays off the reader on SIGUSR1. Default 1.
-                               Keep it at 0.5 or more: pcscd polls every 0.4 s and misses a
-                               shorter absence.
-          --pid-file FILE      Write the process id to FILE (removed on exit).
-          --verbose            Trace every APDU to stderr: hex, and for CTAP the command name and
-                               CBOR in diagnostic notation (PIN/UV material abbreviated).
-          --seed HEX           A deterministic card: every random value (card secrets, keys,
-                               credential IDs, PIN tokens) and every ECDSA nonce (RFC 6979) derives
-                               from HEX, so the same seed, image and commands give the same bytes.
-                               For tests and transcripts only: the seed reveals every key.
-          --record FILE        Record every power event and APDU exchange to the transcript FILE
-                               as it happens (see 'arculus-card transcript --help'). A new FILE
-                               is created; an existing one gets this recording appended as its
-                               next session ('# session N …'), which replays on a fresh card of
-                               its own. Appending needs the same headers (profile, seed) and a
-                               blank card; with an existing --card image, the image is copied to
-                               FILE.image for replay, and FILE must be new.
-          --stand-in FILE      No emulated card: the transcript FILE answers as the card, each
-                               expected request with its recorded response; requests that do not
-                               match are reported on stderr and answered 7F (CTAP) / 6F00.
-          --control PATH       The control socket that 'arculus-card ctl' (or any program writing
-                               JSON lines to it) uses to steer the card while it runs: tap,
-                               remove/insert, faults, PIN, counter, credentials, timing. A Unix
-                               socket, mode 0600, owner only; never on the network. Default:
-                               $XDG_RUNTIME_DIR/arculus-card-<slot>.sock, or without
-                               XDG_RUNTIME_DIR /tmp/arculus-card-<uid>-<port>.sock. The default
-                               socket is skipped with a warning if it cannot be made; an
-                               explicit --control that cannot be made is an error.
-          --no-control         No control socket.
-          --timing NAME        How long operations take: off (default, as fast as possible) or
-                               realistic (about a physical card: ~110 ms per signature, ~200 ms
-                               per key generation, ~55 ms per PIN operation, ~4 ms per APDU;
-                               NFCCTAP_MSG with P1=80 answers 9100 while the card works).
-          -h, --help           Show this help.
-
-        SIGNALS:
-          SIGUSR1              Take the card off the reader and tap it again after --tap-delay:
-                               applications see it removed and re-inserted, and the card loses
-                               power (so e.g. PIN_AUTH_BLOCKED clears, as after a real removal).
-                               With several cards, every card ('ctl --slot N tap' for one).
-          SIGINT, SIGTERM      Take the card off the reader and exit with status 0.
-
-        OUTPUT:
-          stdout               'control channel at <path>' once per card, then 'card present on
-                               <reader> (<host:port>)' each time a card is put on the reader; the
-                               reader's name comes from /etc/reader.conf.d ('the reader on port N'
-                               when no entry there has the port).
-          stderr               State changes (waiting for the driver, card removed), every
-                               injected fault as it acts ('! fault injected: …') and, with
-                               --verbose, the APDU trace and each control request; with several
-                               cards each line starts with '[<reader>] '.
-
-        EXAMPLES:
-          arculus-card serve --card ~/arculus.card
-          arculus-card serve --slot 1 --profile arculus-fido2 --verbose
-          kill -USR1 $(cat /run/arculus.pid)    # with --pid-file /run/arculus.pid
-          arculus-card serve --slot 1 --control /tmp/card.sock --timing realistic
-          arculus-card serve --card a.img --card b.img --card c.img --card d.img   # 4 readers
-          arculus-card ctl --slot 3 status       # the card on the 4th reader
-        """
+    static var declaration: CommandDeclaration {
+        CommandDeclaration(
+            usage: ["arculus-card serve [--card FILE]... | [--cards N] [--profile NAME|FILE] [--vpcd HOST:PORT] [--slot N]",
+                    "                   [--busy-first] [--tap-delay SECONDS] [--pid-file FILE] [--verbose]",
+                    "                   [--seed HEX] [--record FILE] | --stand-in FILE",
+                    "                   [--control PATH | --no-control] [--timing off|realistic]"],
+            about: """
+            Connects the emulated card to the vpcd driver of pcscd (Debian package vsmartcard-vpcd),
+            so that it appears in the reader 'Virtual PCD 00 00' (slot 0) or 'Virtual PCD 00 01'
+            (slot 1) like a card tapped on an NFC reader. PC/SC applications then reach it as they
+            would a real Arculus card: python-fido2's CtapPcscDevice, opensc-tool, pcsc_scan, the
+            vendor's desktop SDK. It keeps serving until SIGINT/SIGTERM, and reconnects by itself
+            when pcscd is not (yet) running or restarts, or stops talking to the card (stderr says
+            why). Several cards (--card given once per card, or --cards N) go on consecutive
+            readers from --slot, each with its own control socket; Debian's vpcd has two readers,
+            './setup.sh --readers N' configures more (it restarts the machine's pcscd).
+            """,
+            options: [
+                .repeating("--card", "FILE", "The card image: the card's non-volatile memory (credentials, PIN,",
+                           "counters). Created from the profile when the file does not exist;",
+                           "locked while the card runs; written atomically after every change.",
+                           "Without --card the card lives in memory and is blank every run.",
+                           "Given several times: one card per image, on consecutive readers."),
+                .valued("--cards", "N", "N cards in memory, on consecutive readers (1 to 16)."),
+                .valued("--profile", "NAME|FILE", "The card profile: a built-in name (\(SharedOptions.profileChoices))",
+                        "or a profile JSON file. Default: \(CardProfile.default.name).",
+                        "For an existing image, the image's profile is used, and a",
+                        "different --profile is an error."),
+                .valued("--vpcd", "HOST:PORT", "Where the vpcd driver listens. Default 127.0.0.1:35963 ([::1]:PORT",
+                        "for IPv6)."),
+                .valued("--slot", "N", "Use the driver's slot N: port 35963+N on the --vpcd host",
+                        "(Debian's vpcd has slots 0 and 1; setup.sh --readers N adds more).",
+                        "With several cards, the first card's slot."),
+                .flag("--busy-first", "Answer an NFCCTAP_MSG with P1=80 first with 9100 (\"still",
+                      "processing\") so the client polls with NFCCTAP_GETRESPONSE, as slow",
+                      "cards do; exercises clients' polling and cancel paths."),
+                .valued("--tap-delay", "SECONDS", "How long the card stays off the reader on SIGUSR1. Default 1.",
+                        "Keep it at 0.5 or more: pcscd polls every 0.4 s and misses a",
+                        "shorter absence."),
+                .valued("--pid-file", "FILE", "Write the process id to FILE (removed on exit)."),
+                .flag("--verbose", "Trace every APDU to stderr: hex, and for CTAP the command name and",
+                      "CBOR in diagnostic notation (PIN/UV material and keys abbreviated)."),
+                .valued("--seed", "HEX", "A deterministic card: every random value (card secrets, keys,",
+                        "credential IDs, PIN tokens) and every ECDSA nonce (RFC 6979) derives",
+                        "from HEX, so the same seed, image and commands give the same bytes.",
+                        "For tests and transcripts only: the seed reveals every key."),
+                .valued("--record", "FILE", "Record every power event and APDU exchange to the transcript FILE",
+                        "as it happens (see 'arculus-card transcript --help'). A new FILE",
+                        "is created; an existing one gets this recording appended as its",
+                        "next session ('# session N …'), which replays on a fresh card of",
+                        "its own. Appending needs the same headers (profile, seed) and a",
+                        "blank card; with an existing --card image, the image is copied to",
+                        "FILE.image for replay, and FILE must be new."),
+                .valued("--stand-in", "FILE", "No emulated card: the transcript FILE answers as the card, each",
+                        "expected request with its recorded response; requests that do not",
+                        "match are reported on stderr and answered 7F (CTAP) / 6F00."),
+                .valued("--control", "PATH", "The control socket that 'arculus-card ctl' (or any program writing",
+                        "JSON lines to it) uses to steer the card while it runs: tap,",
+                        "remove/insert, faults, PIN, counter, credentials, timing. A Unix",
+                        "socket, mode 0600, owner only; never on the network. Default:",
+                        "$XDG_RUNTIME_DIR/arculus-card-<slot>.sock, or without",
+                        "XDG_RUNTIME_DIR /tmp/arculus-card-<uid>-<port>.sock. The default",
+                        "socket is skipped with a warning if it cannot be made; an",
+                        "explicit --control that cannot be made is an error."),
+                .flag("--no-control", "No control socket."),
+                .valued("--timing", "NAME", "How long operations take: off (default, as fast as possible) or",
+                        "realistic (about a physical card: ~110 ms per signature, ~200 ms",
+                        "per key generation, ~55 ms per PIN operation, ~4 ms per APDU;",
+                        "NFCCTAP_MSG with P1=80 answers 9100 while the card works)."),
+            ],
+            sections: [
+                .init(title: "SIGNALS", body: """
+                  SIGUSR1              Take the card off the reader and tap it again after --tap-delay:
+                                       applications see it removed and re-inserted, and the card loses
+                                       power (so e.g. PIN_AUTH_BLOCKED clears, as after a real removal).
+                                       With several cards, every card ('ctl --slot N tap' for one).
+                  SIGINT, SIGTERM      Take the card off the reader and exit with status 0.
+                """),
+                .init(title: "OUTPUT", body: """
+                  stdout               'control channel at <path>' once per card, then 'card present on
+                                       <reader> (<host:port>)' each time a card is put on the reader; the
+                                       reader's name comes from /etc/reader.conf.d ('the reader on port N'
+                                       when no entry there has the port).
+                  stderr               State changes (waiting for the driver, card removed), every
+                                       injected fault as it acts ('! fault injected: …') and, with
+                                       --verbose, the APDU trace and each control request; with several
+                                       cards each line starts with '[<reader>] '.
+                """),
+                .init(title: "EXAMPLES", body: """
+                  arculus-card serve --card ~/arculus.card
+                  arculus-card serve --slot 1 --profile arculus-fido2 --verbose
+                  kill -USR1 $(cat /run/arculus.pid)    # with --pid-file /run/arculus.pid
+                  arculus-card serve --slot 1 --control /tmp/card.sock --timing realistic
+                  arculus-card serve --card a.img --card b.img --card c.img --card d.img   # 4 readers
+                  arculus-card ctl --slot 3 status       # the card on the 4th reader
+                """),
+            ])
     }
 
     static func run(_ arguments: [String]) throws -> Int32 {

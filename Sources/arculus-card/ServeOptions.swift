@@ -40,13 +40,8 @@ struct ServeOptions {
     /// The most cards one serve puts on readers: pcscd's limit of readers.
     static let maximumCards = 16
 
-    static let valued: Set<String> = SharedOptions.endpoint.union([
-        "--profile", "--tap-delay", "--pid-file", "--seed", "--record", "--stand-in", "--control", "--timing", "--cards",
-    ])
-    static let flags: Set<String> = ["--verbose", "--busy-first", "--no-control"]
-
     init(_ arguments: [String]) throws {
-        let options = try CommandLineOptions(arguments, valued: Self.valued, flags: Self.flags, repeatable: ["--card"])
+        let options = try ServeCommand.declaration.parse(arguments)
         guard options.positionals.isEmpty else { throw UsageError("unexpected argument '\(options.positionals[0])'") }
         endpoint = try options.vpcdEndpoint()
         tapDelay = try options.duration("--tap-delay") ?? .seconds(1)

@@ -4,7 +4,9 @@ protocol Subcommand: Sendable {
     static var name: String { get }
     /// One line for the tool's overview.
     static var summary: String { get }
-    /// The whole `--help` text.
+    /// The command declared once: usage, actions and options with their help (``CommandDeclaration``).
+    static var declaration: CommandDeclaration { get }
+    /// The whole `--help` text, written from ``declaration``.
     static var help: String { get }
     /// Runs with the arguments after the subcommand's name; returns the exit status. Throw
     /// ``UsageError`` for a bad command line, ``HelpRequest`` (``CommandLineOptions`` does) when
@@ -13,7 +15,7 @@ protocol Subcommand: Sendable {
 }
 
 /// A command line that cannot be run; the message says what is wrong.
-struct UsageError: Error, CustomStringConvertible {
+struct UsageError: Error, Equatable, CustomStringConvertible {
     var description: String
 
     init(_ description: String) {

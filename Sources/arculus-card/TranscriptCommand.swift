@@ -7,41 +7,43 @@ import VirtualReader
 enum TranscriptCommand: Subcommand {
     static let name = "transcript"
     static let summary = "Show, check or import (from pcsc-spy) an APDU transcript file"
-    static let help = """
-    USAGE: arculus-card transcript show FILE [--apdus] [--full]
-           arculus-card transcript check FILE...
-           arculus-card transcript import-pcsc-spy LOG [--reader NAME] [--output FILE]
-
-    A transcript is what a host and a card said to each other, as text: headers (@profile,
-    @seed, @image, @atr, @front, @source, @date), card events ('! power-off') and APDU
-    exchanges ('> command' then '< response', hex). 'arculus-card serve --record FILE' writes
-    one; 'arculus-card replay' checks the card against one; 'serve --stand-in FILE' answers a
-    host from one.
-
-      show FILE    Prints the headers, then each logical message: chained pieces, GET RESPONSE
-                   and NFCCTAP_GETRESPONSE polling joined into one request and one response;
-                   CTAP2 with the command's name (and clientPIN / credentialManagement
-                   subcommand), the CTAP status name and the CBOR in diagnostic notation.
-      check FILE   Parses each file and decodes the CBOR of every CTAP2 message; prints a line
-                   per file, or the first error with its line number, and exits 1 on any error.
-      import-pcsc-spy LOG
-                   Turns a pcsc-lite 'pcsc-spy' log (printed output or the raw FIFO log) of any
-                   PC/SC application into a transcript: every SCardTransmit becomes a '>'/'<'
-                   pair, connects/reconnects/disconnects with reset or unpower become events.
-                   --reader picks one reader when the application used several. Writes to
-                   --output, or prints. Fixtures/pcsc-spy/README.md shows how to capture a log.
-
-    OPTIONS:
-      --apdus      (show) Print the APDU-level trace instead, one '>' and '<' per APDU, as
-                   'serve --verbose' does.
-      --full       (show) Do not abbreviate long byte strings.
-      --reader NAME  (import-pcsc-spy) The reader whose exchanges to keep.
-      --output FILE  (import-pcsc-spy) Where to write the transcript.
-      -h, --help   Show this help.
-    """
+    static var declaration: CommandDeclaration {
+        CommandDeclaration(
+            usage: ["arculus-card transcript show FILE [--apdus] [--full]", "arculus-card transcript check FILE...",
+                    "arculus-card transcript import-pcsc-spy LOG [--reader NAME] [--output FILE]"],
+            about: """
+            A transcript is what a host and a card said to each other, as text: headers (@profile,
+            @seed, @image, @atr, @front, @source, @date), card events ('! power-off') and APDU
+            exchanges ('> command' then '< response', hex). 'arculus-card serve --record FILE' writes
+            one; 'arculus-card replay' checks the card against one; 'serve --stand-in FILE' answers a
+            host from one.
+            """,
+            actions: [
+                .init(title: "show FILE", help: [
+                    "Prints the headers, then each logical message: chained pieces, GET RESPONSE",
+                    "and NFCCTAP_GETRESPONSE polling joined into one request and one response;",
+                    "CTAP2 with the command's name (and clientPIN / credentialManagement",
+                    "subcommand), the CTAP status name and the CBOR in diagnostic notation."],
+                      options: [.flag("--apdus", "Print the APDU-level trace instead, one '>' and '<' per APDU, as",
+                                      "'serve --verbose' does."),
+                                .flag("--full", "Do not abbreviate long byte strings.")]),
+                .init(title: "check FILE...", help: [
+                    "Parses each file and decodes the CBOR of every CTAP2 message; prints a line",
+                    "per file, or the first error with its line number, and exits 1 on any error."]),
+                .init(title: "import-pcsc-spy LOG", help: [
+                    "Turns a pcsc-lite 'pcsc-spy' log (printed output or the raw FIFO log) of any",
+                    "PC/SC application into a transcript: every SCardTransmit becomes a '>'/'<'",
+                    "pair, connects/reconnects/disconnects with reset or unpower become events.",
+                    "Fixtures/pcsc-spy/README.md shows how to capture a log."],
+                      options: [.valued("--reader", "NAME", "The reader whose exchanges to keep (when the application used",
+                                        "several)."),
+                                .valued("--output", "FILE", "Where to write the transcript; default: print it.")]),
+            ],
+            column: 25)
+    }
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try CommandLineOptions(arguments, valued: ["--reader", "--output"], flags: ["--apdus", "--full"])
+        let options = try declaration.parse(arguments)
         switch options.positionals.first {
         case "show":
             guard options.positionals.count == 2 else { throw UsageError("'show' takes one transcript FILE") }
