@@ -15,7 +15,7 @@ import FIDOWire
 /// valid until power-off with no permissions or RP binding, CTAP 2.0's option errors, one
 /// hmac-secret CredRandom per credential and CTAP 2.0's getInfo.
 public struct Authenticator {
-    /// The card model this authenticator presents.
+    /// The profile (the kind of card) this authenticator presents.
     public let profile: CardProfile
     /// The attestation key and certificate chain used for `packed` attestation and U2F.
     public let attestation: AttestationIdentity

@@ -23,7 +23,7 @@ enum ComparisonRules {
             let inner = path.innerNames
             switch command {
             case 0x04:
-                return .equal  // getInfo: all of it describes the card model
+                return .equal  // getInfo: all of it describes the card's profile
             case 0x01:
                 switch key {
                 case 1: return .equal  // fmt

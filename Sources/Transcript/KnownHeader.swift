@@ -6,7 +6,7 @@ import ISO7816
 public enum KnownHeader: String, CaseIterable, Sendable {
     /// `@format 1`: the text format version.
     case format
-    /// `@profile NAME|PATH`: the card model, a built-in profile name or a profile JSON file
+    /// `@profile NAME|PATH`: the card's profile, a built-in profile name or a profile JSON file
     /// (a path relative to the transcript file).
     case profile
     /// `@seed HEX`: the card drew its random values from this seed (`CardEntropy.seeded`), so

@@ -41,7 +41,7 @@ final class BenchCard {
     /// The RP IDs the full card's credentials use, and the discoverable makeCredential rows cycle over.
     static func rpId(_ index: Int) -> String { "rp\(index % fullRPCount).example.com" }
 
-    /// The card model of every benchmark card: the default FIDO 2.1 profile with room for
+    /// The profile of every benchmark card: the default FIDO 2.1 profile with room for
     /// 10,000 credentials plus those the discoverable makeCredential rows add (the built-in
     /// capacity is an assumption of 50; see README).
     static let profile: CardProfile = {

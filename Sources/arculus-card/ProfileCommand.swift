@@ -9,7 +9,7 @@ struct ProfileCommand: Subcommand {
         CommandDeclaration(
             usage: ["arculus-card profile list", "arculus-card profile show NAME|FILE"],
             about: """
-            A profile is a card model: what getInfo reports, the SELECT answer, the ATR and the card's
+            A profile is a kind of card: what getInfo reports, the SELECT answer, the ATR and the card's
             limits. 'show' prints it as JSON; save that to a file, edit it (e.g. to match a card you own)
             and pass the file to 'serve --profile FILE'. 'show FILE' validates a profile file.
 

@@ -34,7 +34,7 @@ enum ReplayCommand: Subcommand {
                 .valued("--card-image", "FILE", "Start from this card image instead of @image (it is copied; the file",
                         "itself is never changed)."),
                 .valued("--profile", "NAME|FILE", "Use this card profile instead of @profile (a built-in name or a",
-                        "profile JSON file), e.g. to see what a different card model would", "answer."),
+                        "profile JSON file), e.g. to see what a different kind of card would", "answer."),
                 .flag("--structural", "Compare structurally even when the transcript has @seed."),
                 .flag("--verbose", "List each message as it matches."),
             ],

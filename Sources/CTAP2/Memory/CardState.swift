@@ -6,7 +6,7 @@ import CardCrypto
 /// getNextAssertion/enumeration state) lives in the authenticator's session and is lost at
 /// power-off.
 public struct CardState: Sendable, Equatable {
-    /// The profile the card was made from (stored so an image reopens as the same card model).
+    /// The profile the card was made from (stored so an image reopens as the same kind of card).
     public var profile: CardProfile
     /// Root secret from which credential-wrapping and hmac-secret keys derive. Reset replaces it,
     /// which invalidates every non-discoverable credential ID the card ever issued.

@@ -1,7 +1,9 @@
 import Foundation
 import FIDOWire
 
-/// A card model: what the card reports (getInfo, SELECT answer, ATR) and its limits.
+/// A kind of card (a product such as the Arculus FIDO 2.1 Key Card): what the card reports
+/// (getInfo, SELECT answer, ATR), its limits and the features it has. Not ``CardModel``, the
+/// state machine that runs one card.
 ///
 /// Profiles are JSON files (see `Fixtures/profiles/`) that a user can copy and edit to mimic a
 /// card they own without recompiling. Field names follow the CTAP 2.1 getInfo member names where
