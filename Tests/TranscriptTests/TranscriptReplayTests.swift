@@ -147,6 +147,9 @@ struct TranscriptReplayTests {
     @Test("structural replay verifies assertion signatures and counters", arguments: [
         (FaultyCard.Fault.signature, "response.signature{3}: assertion signature does not verify"),
         (.counter, "response.authData{2}.signCount: signature counter did not increase: expected more than 1, got 0"),
+        // The boundary: a counter equal to the previous one has not increased either (the card signs
+        // it, so only the counter check can catch it).
+        (.repeatedCounter, "response.authData{2}.signCount: signature counter did not increase: expected more than 1, got 1"),
     ])
     func faultyCard(fault: FaultyCard.Fault, expected: String) throws {
         let transcript = try Self.registerAndAuthenticate(card: try VirtualCard())
@@ -154,7 +157,7 @@ struct TranscriptReplayTests {
         let mismatch = try #require(result.mismatch)
         #expect(mismatch.command == "authenticatorGetAssertion")
         let difference = try #require(mismatch.difference)
-        #expect("\(difference.path): \(difference.reason)" + (fault == .counter ? ": expected \(difference.expected), got \(difference.actual)" : "")
+        #expect("\(difference.path): \(difference.reason)" + (fault == .signature ? "" : ": expected \(difference.expected), got \(difference.actual)")
                 == expected)
         // A byte-exact replay of a seeded session catches the same faults.
         let seeded = try Self.registerAndAuthenticate(card: try VirtualCard(entropy: .seeded(testSeed)))
@@ -252,9 +255,10 @@ struct TranscriptReplayTests {
     }
 }
 
-/// A card that damages its getAssertion answers: the signature, or the signature counter.
+/// A card that damages its getAssertion answers: the signature, or the signature counter (set
+/// to 0 in the answer, or signed again at the previous answer's value).
 final class FaultyCard: TranscriptCard {
-    enum Fault: Sendable { case signature, counter }
+    enum Fault: Sendable { case signature, counter, repeatedCounter }
     let card: VirtualCard
     let fault: Fault
 
@@ -267,16 +271,23 @@ final class FaultyCard: TranscriptCard {
     func powerOff() { card.powerOff() }
 
     func transmit(_ apdu: [UInt8]) -> [UInt8] {
+        // getAssertion requests and answers fit in one APDU here: 80 10 P1 00 Lc 02 ...
+        let isGetAssertion = apdu.count > 5 && apdu[0] == 0x80 && apdu[1] == 0x10 && apdu[5] == CTAPCommand.getAssertion.rawValue
+        if isGetAssertion, fault == .repeatedCounter {
+            // The card signs the next assertion with the counter its last answer had.
+            let counter = card.pinState.signatureCounter
+            if counter > 0 { try? card.setSignatureCounter(counter - 1) }
+        }
         let response = card.transmit(apdu)
-        // getAssertion answers fit in one APDU here: 80 10 P1 00 Lc 02 ...
-        guard apdu.count > 5, apdu[0] == 0x80, apdu[1] == 0x10, apdu[5] == CTAPCommand.getAssertion.rawValue,
-              response.suffix(2) == [0x90, 0x00], response.first == 0x00,
+        guard isGetAssertion, fault != .repeatedCounter, response.suffix(2) == [0x90, 0x00], response.first == 0x00,
               var map = (try? CBORDecoder.decode(Array(response.dropFirst().dropLast(2))))?.mapValue else { return response }
         switch fault {
         case .signature:
             guard var signature = map[int: 3]?.bytesValue else { return response }
             signature[signature.count - 1] ^= 0x01
             map[int: 3] = .bytes(signature)
+        case .repeatedCounter:
+            return response
         case .counter:
             guard var authData = map[int: 2]?.bytesValue else { return response }
             authData.replaceSubrange(33..<37, with: [0, 0, 0, 0])
