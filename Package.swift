@@ -44,11 +44,15 @@ let package = Package(
         .target(name: "CBOR"),
         // The project's one JSON value type (SDK documents, control-channel lines).
         .target(name: "JSONSupport"),
-        .target(name: "CTAP2", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
+        // The COSE_Key codec (P-256 keys both ways, every credential key out): what card side,
+        // host side and transcripts share of COSE, beside the wire vocabulary.
+        .target(name: "COSE", dependencies: ["CBOR", "CardCrypto"]),
+        .target(name: "CTAP2", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire"]),
         .target(name: "ISO7816", dependencies: ["FIDOWire"]),
         .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
-        .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
-        .target(name: "CTAPClient", dependencies: ["CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
+        .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "COSE", "CardCrypto", "FIDOWire",
+                                                   "POSIXSupport"]),
+        .target(name: "CTAPClient", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
         // Where host and card may meet: the SDK's connectors for a PC/SC reader and for the
         // in-process card, and the `ArculusFido()` that finds one.
@@ -63,11 +67,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "arculus-bench",
-            dependencies: ["ArculusCard", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "PCSC", "Transcript", "FIDOWire", "POSIXSupport",
-                           "VirtualReader"]
+            dependencies: ["ArculusCard", "CTAP2", "ISO7816", "CBOR", "COSE", "CardCrypto", "PCSC", "Transcript", "FIDOWire",
+                           "POSIXSupport", "VirtualReader"]
         ),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"], exclude: ["Vectors"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "CardCrypto"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire"]),

@@ -57,7 +57,7 @@ public struct ParsedAuthenticatorData: Equatable, Sendable {
                 throw .malformedResponse("the credential public key is not CBOR: \(error)")
             }
             attestedCredential = AttestedCredentialData(aaguid: aaguid, credentialID: credentialID,
-                                                        publicKey: try COSEPublicKey(cbor: key))
+                                                        publicKey: try COSEPublicKey(fromCard: key))
         } else {
             attestedCredential = nil
         }

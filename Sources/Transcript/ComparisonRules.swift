@@ -1,4 +1,5 @@
 import CBOR
+import COSE
 import FIDOWire
 
 /// Which fields of CTAP requests and responses must be equal, and which only need the same
@@ -18,9 +19,7 @@ enum ComparisonRules {
     /// fields a card draws at random (keys, signatures, credential IDs it issues, tokens)
     /// only of the same shape. Signatures and counters are checked separately.
     static func structuralResponse(command: CTAPCommand?) -> (FieldPath) -> FieldRule {
-        { path in
-            guard let key = path.topLevelKey else { return .shape }
-            let inner = path.innerNames
+        byMember { key, inner in
             switch command {
             case .getInfo:
                 return .equal  // all of it describes the card model
@@ -35,9 +34,7 @@ enum ComparisonRules {
                 }
             case .getAssertion, .getNextAssertion:
                 switch GetAssertionResponseKey(rawValue: key) {
-                case .credential:
-                    guard let first = inner.first else { return .shape }
-                    return first == "id" ? .credentialID : .equal
+                case .credential: return descriptorRule(inner)
                 case .authData: return authenticatorDataRule(inner, extensionsEqual: false)
                 case .signature, .largeBlobKey: return .shape
                 default: return .equal  // user, numberOfCredentials, userSelected
@@ -49,9 +46,7 @@ enum ComparisonRules {
                 }
             case .credentialManagement:
                 switch CredentialManagementResponseKey(rawValue: key) {
-                case .credentialID:
-                    guard let first = inner.first else { return .shape }
-                    return first == "id" ? .credentialID : .equal
+                case .credentialID: return descriptorRule(inner)
                 case .publicKey, .largeBlobKey: return .shape
                 default: return .equal
                 }
@@ -64,9 +59,7 @@ enum ComparisonRules {
     /// A stand-in's comparison of a host's request with the recorded one: everything equal
     /// except the fields a host chooses at random (see ``TranscriptStandIn``).
     static func standInRequest(command: CTAPCommand?) -> (FieldPath) -> FieldRule {
-        { path in
-            guard let key = path.topLevelKey else { return .shape }
-            let inner = path.innerNames
+        byMember { key, inner in
             switch command {
             case .makeCredential where key == MakeCredentialKey.clientDataHash.rawValue,
                  .getAssertion where key == GetAssertionKey.clientDataHash.rawValue:
@@ -102,6 +95,21 @@ enum ComparisonRules {
         }
     }
 
+    /// A rule that decides by the top-level member's key and the names below it; the message
+    /// itself (no member) only needs the same shape.
+    private static func byMember(_ decide: @escaping (_ key: Int, _ inner: [String]) -> FieldRule) -> (FieldPath) -> FieldRule {
+        { path in
+            guard let key = path.topLevelKey else { return .shape }
+            return decide(key, path.innerNames)
+        }
+    }
+
+    /// A credential descriptor the card answers: its ID is the card's, the rest constant.
+    private static func descriptorRule(_ inner: [String]) -> FieldRule {
+        guard let first = inner.first else { return .shape }
+        return first == "id" ? .credentialID : .equal
+    }
+
     private static func authenticatorDataRule(_ inner: [String], extensionsEqual: Bool) -> FieldRule {
         guard let field = inner.first else { return .authenticatorData }
         switch field {
@@ -113,8 +121,8 @@ enum ComparisonRules {
             return .sameTypeAndLength
         case "credentialPublicKey":
             // kty, alg and crv are the card's choice of algorithm; the point is fresh.
-            guard inner.count > 1 else { return .shape }
-            return ["1", "3", "-1"].contains(inner[1]) ? .equal : .shape
+            guard inner.count > 1, let label = Int(inner[1]) else { return .shape }
+            return [COSEKeyLabel.keyType, COSEKeyLabel.algorithm, COSEKeyLabel.curve].contains(label) ? .equal : .shape
         case "extensions":
             return extensionsEqual ? .equal : .shape
         default:

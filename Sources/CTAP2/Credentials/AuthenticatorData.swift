@@ -1,4 +1,5 @@
 import CBOR
+import COSE
 import CardCrypto
 import FIDOWire
 
@@ -41,7 +42,7 @@ public struct AuthenticatorData {
             out += credential.aaguid
             out += [UInt8(credential.credentialId.count >> 8), UInt8(credential.credentialId.count & 0xFF)]
             out += credential.credentialId
-            out += CBOREncoder.encode(COSEKey.credential(credential.publicKey))
+            out += CBOREncoder.encode(CBORValue(coseKey: credential.publicKey))
         }
         if let extensions {
             out += CBOREncoder.encode(.map(extensions))
