@@ -42,7 +42,8 @@ let package = Package(
         .target(name: "FIDOWire"),
         .target(name: "PCSC", dependencies: ["CPCSCLite", "FIDOWire"]),
         .target(name: "CBOR"),
-        // The project's one JSON value type (SDK documents, control-channel lines).
+        // The project's one JSON value type (SDK documents, control-channel lines) and base64url, how
+        // that JSON carries bytes.
         .target(name: "JSONSupport"),
         // The COSE_Key codec (P-256 keys both ways, every credential key out): what card side,
         // host side and transcripts share of COSE, beside the wire vocabulary.
