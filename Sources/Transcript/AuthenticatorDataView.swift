@@ -22,7 +22,7 @@ struct AuthenticatorDataView {
         flags = bytes[32]
         signCount = bytes[33..<37].reduce(0) { $0 << 8 | UInt32($1) }
         var rest = bytes[37...]
-        if flags & 0x40 != 0 {
+        if AuthenticatorDataFlags(rawValue: flags).contains(.attestedCredentialData) {
             guard rest.count >= 18 else { return nil }
             aaguid = Array(rest.prefix(16))
             let idLength = Int(rest[rest.startIndex + 16]) << 8 | Int(rest[rest.startIndex + 17])
@@ -34,7 +34,7 @@ struct AuthenticatorDataView {
             credentialPublicKey = key
             rest = after
         }
-        if flags & 0x80 != 0 {
+        if AuthenticatorDataFlags(rawValue: flags).contains(.extensionData) {
             guard let (outputs, after) = try? CBORDecoder.decodePrefix(rest) else { return nil }
             extensions = outputs
             rest = after

@@ -5,15 +5,8 @@ import FIDOWire
 
 /// Authenticator data (WebAuthn §6.1): rpIdHash ‖ flags ‖ signCount ‖ attested credential data ‖ extensions.
 public struct AuthenticatorData {
-    /// The flags byte.
-    public struct Flags: OptionSet, Sendable {
-        public let rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        public static let userPresent = Flags(rawValue: 0x01)
-        public static let userVerified = Flags(rawValue: 0x04)
-        public static let attestedCredentialData = Flags(rawValue: 0x40)
-        public static let extensionData = Flags(rawValue: 0x80)
-    }
+    /// The flags byte, as the wire vocabulary names its bits.
+    public typealias Flags = AuthenticatorDataFlags
 
     /// Attested credential data (WebAuthn §6.5.1).
     public struct AttestedCredential {
