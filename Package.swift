@@ -71,26 +71,32 @@ let package = Package(
             dependencies: ["ArculusCard", "CTAP2", "ISO7816", "CBOR", "COSE", "CardCrypto", "PCSC", "Transcript", "FIDOWire",
                            "POSIXSupport", "VirtualReader"]
         ),
+        // What the test targets (and the fuzz harnesses) share: TestFailure, TemporaryDirectory, hex,
+        // and a platform side (PIN/UV auth protocols, command bytes) written from the specification
+        // apart from FIDOWire, CTAP2 and CTAPClient, so that the card is checked against an
+        // independent reading.
+        .target(name: "TestSupport", dependencies: ["CBOR", "CardCrypto"], path: "Tests/TestSupport"),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"], exclude: ["Vectors"]),
-        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "CardCrypto"]),
-        .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
-        .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
-        .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire"]),
-        .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
+        .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
+        .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
         .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "CTAPClient", "ArculusCard", "PCSC", "CBOR",
                                                             "CardCrypto", "FIDOWire"]),
-        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire"]),
-        .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire"]),
+        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire", "TestSupport"]),
         .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire"]),
         .testTarget(
             name: "RobustnessTests",
             dependencies: ["ArculusCard", "VirtualReader", "Transcript", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire",
-                           "POSIXSupport"]
+                           "POSIXSupport", "TestSupport"]
         ),
         .testTarget(
             name: "ArculusCardTests",
-            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]
+            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport",
+                           "TestSupport"]
         ),
     ]
 )

@@ -5,6 +5,7 @@ import CardCrypto
 import Foundation
 import Testing
 import FIDOWire
+import TestSupport
 
 /// The CTAP 2.1 state in a card image: every CardState field the rewrite added (minPINLength,
 /// minPinLengthRPIDs, forcePINChange, alwaysUv, enterpriseAttestationEnabled, largeBlobArray,
@@ -169,7 +170,7 @@ struct CTAP21ImageTests {
     }
 
     static func allMutations() throws -> [CardMutation] {
-        var mutations: [CardMutation] = [.setPIN(hash: Array(SHA256.hash(Array("12345678".utf8)).prefix(16)), codePoints: 8)]
+        var mutations: [CardMutation] = [.setPIN(hash: pinHash("12345678"), codePoints: 8)]
         var credentials: [ResidentCredential] = []
         for (index, algorithm) in SignatureAlgorithm.allCases.enumerated() {
             credentials.append(try fullCredential(algorithm, serial: UInt64(index + 1)))
@@ -249,7 +250,7 @@ struct CTAP21ImageTests {
         let secondId = SecureRandom.bytes(81)
         let snapshot: CBORMap = [
             "profile": .bytes(Array(Self.oldProfileJSON.utf8)), "masterSecret": .bytes(SecureRandom.bytes(32)),
-            "pinHash": .bytes(Array(SHA256.hash(Array(Self.pin.utf8)).prefix(16))), "pinCodePoints": 6, "pinRetries": 7,
+            "pinHash": .bytes(pinHash(Self.pin)), "pinCodePoints": 6, "pinRetries": 7,
             "signatureCounter": 41, "nextCredentialSerial": 2,
             "residentCredentials": .array([Self.oldCredential(id: firstId, scalar: first.rawScalar, userId: [1], serial: 1)]),
         ]

@@ -2,6 +2,7 @@ import ArculusCard
 import CardCrypto
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Card image files")
 struct CardImageTests {
@@ -177,6 +178,6 @@ struct CardImageTests {
         try PlatformPINOne.setPIN("271828", on: card)
         let onDisk = try CardImageFormat.state(fromImage: Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path)
         #expect(onDisk == card.authenticator.state)
-        #expect(onDisk.pinHash == Array(SHA256.hash(Array("271828".utf8)).prefix(16)))
+        #expect(onDisk.pinHash == pinHash("271828"))
     }
 }

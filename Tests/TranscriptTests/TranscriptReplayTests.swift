@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Transcript
 import FIDOWire
+import TestSupport
 
 @Suite("Transcript replay")
 struct TranscriptReplayTests {
@@ -213,7 +214,7 @@ struct TranscriptReplayTests {
 
     @Test("verify(fileAt:) throws the report for a tampered file")
     func verifyThrows() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("tampered.transcript")
         let text = try String(contentsOfFile: Repository.transcripts + "/pin-set-and-change.transcript", encoding: .utf8)
         try text.replacingOccurrences(of: "< 00A2030804F49000", with: "< 00A2030704F49000").write(toFile: path, atomically: true, encoding: .utf8)
@@ -232,7 +233,7 @@ struct TranscriptReplayTests {
 
     @Test("a profile file or card image the headers name but that is missing is a setup error naming it")
     func missingFiles() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let profile = try Transcript.parse("@profile missing.json\n! power-on\n> 00A4040000\n< 6A82\n")
         var profileReason = ""
         do { _ = try Data(contentsOf: URL(fileURLWithPath: folder.file("missing.json"))) } catch { profileReason = error.localizedDescription }

@@ -2,6 +2,7 @@ import ArculusCard
 import Testing
 import Transcript
 import FIDOWire
+import TestSupport
 
 @Suite("Transcript stand-in")
 struct TranscriptStandInTests {
