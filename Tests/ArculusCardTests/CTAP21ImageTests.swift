@@ -114,10 +114,17 @@ struct CTAP21ImageTests {
         let (extensions, _) = try CBORDecoder.decodePrefix(authData[37...])
         #expect(extensions.mapValue?[text: "credBlob"] == .bytes(credBlob))
         #expect(extensions.mapValue?[text: "thirdPartyPayment"] == true)
-        // alwaysUv: U2F is off at the front, and getPinToken is refused until the PIN changes.
+        // alwaysUv: U2F is off at the front. forcePINChange: no token until the PIN changes, though
+        // the PIN is right (no retry is used): getPinToken answers CTAP2_ERR_PIN_INVALID (CTAP 2.1
+        // §6.5.5.7.1), getPinUvAuthTokenUsingPinWithPermissions CTAP2_ERR_PIN_POLICY_VIOLATION (§6.5.5.7.2).
         #expect(card.exchangeWhole(ControlAPDU.select).sw == 0x9000)
         #expect(card.exchangeWhole(u2fRegisterAPDU(application: SHA256.hash(Array("example.com".utf8)))).sw == 0x6D00)
-        #expect(throws: TestFailure.self) { _ = try PlatformPINOne.token(pin, on: card) }
+        let retries = card.pinState.retries
+        #expect(throws: TestFailure("expected CTAP2_OK, got CTAP2_ERR_PIN_INVALID")) { _ = try PlatformPINOne.token(pin, on: card) }
+        #expect(throws: TestFailure("expected CTAP2_OK, got CTAP2_ERR_PIN_POLICY_VIOLATION")) {
+            _ = try PlatformPINOne.token(pin, permissions: 0x02, rpId: "example.com", on: card)
+        }
+        #expect(card.pinState.retries == retries)
     }
 
     @Test("every CTAP 2.1 field survives a reopen from the journal")

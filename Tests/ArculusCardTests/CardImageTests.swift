@@ -122,7 +122,7 @@ struct CardImageTests {
         // writes nothing while the counter is within its reservation).
         do {
             let card = try VirtualCard(imageAt: path)
-            #expect(throws: TestFailure.self) { _ = try PlatformPINOne.token("000000", on: card) }
+            #expect(throws: TestFailure("expected CTAP2_OK, got CTAP2_ERR_PIN_INVALID")) { _ = try PlatformPINOne.token("000000", on: card) }
             #expect(card.authenticator.state.pinRetries == 7)
         }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
