@@ -87,7 +87,7 @@ let package = Package(
                                                             "CardCrypto", "FIDOWire"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire", "TestSupport"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire", "TestSupport"]),
-        .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire"]),
+        .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire", "TestSupport"]),
         .testTarget(
             name: "RobustnessTests",
             dependencies: ["ArculusCard", "VirtualReader", "Transcript", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire",
