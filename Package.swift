@@ -43,13 +43,18 @@ let package = Package(
         .target(name: "FIDOWire"),
         .target(name: "PCSC", dependencies: ["CPCSCLite", "FIDOWire"]),
         .target(name: "CBOR"),
-        // The project's one JSON value type (SDK documents, control-channel lines).
+        // The project's one JSON value type (SDK documents, control-channel lines) and base64url, how
+        // that JSON carries bytes.
         .target(name: "JSONSupport"),
-        .target(name: "CTAP2", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
+        // The COSE_Key codec (P-256 keys both ways, every credential key out): what card side,
+        // host side and transcripts share of COSE, beside the wire vocabulary.
+        .target(name: "COSE", dependencies: ["CBOR", "CardCrypto"]),
+        .target(name: "CTAP2", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire"]),
         .target(name: "ISO7816", dependencies: ["FIDOWire"]),
         .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
-        .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
-        .target(name: "CTAPClient", dependencies: ["CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
+        .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "COSE", "CardCrypto", "FIDOWire",
+                                                   "POSIXSupport"]),
+        .target(name: "CTAPClient", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
         // Where host and card may meet: the SDK's connectors for a PC/SC reader and for the
         // in-process card, and the `ArculusFido()` that finds one.
@@ -66,32 +71,39 @@ let package = Package(
         ),
         .executableTarget(
             name: "arculus-bench",
-            dependencies: ["ArculusCard", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "PCSC", "Transcript", "FIDOWire", "POSIXSupport",
-                           "VirtualReader"]
+            dependencies: ["ArculusCard", "CTAP2", "ISO7816", "CBOR", "COSE", "CardCrypto", "PCSC", "Transcript", "FIDOWire",
+                           "POSIXSupport", "VirtualReader"]
         ),
+        // What the test targets (and the fuzz harnesses) share: TestFailure, TemporaryDirectory, hex,
+        // and a platform side (PIN/UV auth protocols, command bytes) written from the specification
+        // apart from FIDOWire, CTAP2 and CTAPClient, so that the card is checked against an
+        // independent reading.
+        .target(name: "TestSupport", dependencies: ["CBOR", "CardCrypto"], path: "Tests/TestSupport"),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"], exclude: ["Vectors"]),
-        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
-        .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
-        .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
-        .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire"]),
-        .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire"]),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
+        .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "CardCrypto"]),
+        .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
+        .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
         .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "CTAPClient", "ArculusCard", "PCSC", "CBOR",
                                                             "CardCrypto", "FIDOWire"]),
-        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire"]),
+        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire", "TestSupport"]),
         // The command line's declarations: every option in a help is parsed, every parsed one in a help.
         .testTarget(name: "CLITests", dependencies: ["arculus-card"]),
         .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
                                                           "JSONSupport"]),
-        .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire"]),
-        .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire", "TestSupport"]),
         .testTarget(
             name: "RobustnessTests",
             dependencies: ["ArculusCard", "VirtualReader", "Transcript", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire",
-                           "POSIXSupport"]
+                           "POSIXSupport", "TestSupport"]
         ),
         .testTarget(
             name: "ArculusCardTests",
-            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]
+            dependencies: ["ArculusCard", "VirtualReader", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport",
+                           "TestSupport"]
         ),
     ]
 )

@@ -22,7 +22,7 @@ extension CTAPClient {
         guard let key = response[ClientPINResponseKey.keyAgreement] else {
             throw .malformedResponse("getKeyAgreement without keyAgreement")
         }
-        return try COSEPublicKey(cbor: key)
+        return try COSEPublicKey(fromCard: key)
     }
 
     /// Sets the first PIN (setPIN, CTAP 2.1 §6.5.5.5).

@@ -8,7 +8,7 @@ enum KeyAgreement {
         do {
             let privateKey = try P256PrivateKey()
             let z = try privateKey.sharedSecret(with: peer.publicKey)
-            return (COSEPublicKey(algorithm: COSEPublicKey.ecdhESHKDF256, publicKey: privateKey.publicKey), z)
+            return (COSEPublicKey.keyAgreement(privateKey.publicKey), z)
         } catch {
             throw .malformedResponse("key agreement with the card's key failed: \(error)")
         }

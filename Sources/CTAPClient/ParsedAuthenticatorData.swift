@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// Authenticator data (WebAuthn §6.1): what the card signs in a registration or an assertion.
 public struct ParsedAuthenticatorData: Equatable, Sendable {
@@ -26,9 +27,9 @@ public struct ParsedAuthenticatorData: Equatable, Sendable {
     }
 
     /// User present.
-    public var userPresent: Bool { flags & 0x01 != 0 }
+    public var userPresent: Bool { AuthenticatorDataFlags(rawValue: flags).contains(.userPresent) }
     /// User verified (here: by PIN).
-    public var userVerified: Bool { flags & 0x04 != 0 }
+    public var userVerified: Bool { AuthenticatorDataFlags(rawValue: flags).contains(.userVerified) }
 
     /// Parses authenticator data; every length is checked and nothing may follow.
     public init(_ bytes: [UInt8]) throws(CTAPClientError) {
@@ -40,7 +41,7 @@ public struct ParsedAuthenticatorData: Equatable, Sendable {
         flags = bytes[32]
         signCount = bytes[33..<37].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         var rest = bytes[37...]
-        if flags & 0x40 != 0 {
+        if AuthenticatorDataFlags(rawValue: flags).contains(.attestedCredentialData) {
             guard rest.count >= 18 else { throw .malformedResponse("attested credential data cut short") }
             let aaguid = Array(rest.prefix(16))
             let length = Int(rest[rest.startIndex + 16]) << 8 | Int(rest[rest.startIndex + 17])
@@ -57,11 +58,11 @@ public struct ParsedAuthenticatorData: Equatable, Sendable {
                 throw .malformedResponse("the credential public key is not CBOR: \(error)")
             }
             attestedCredential = AttestedCredentialData(aaguid: aaguid, credentialID: credentialID,
-                                                        publicKey: try COSEPublicKey(cbor: key))
+                                                        publicKey: try COSEPublicKey(fromCard: key))
         } else {
             attestedCredential = nil
         }
-        if flags & 0x80 != 0 {
+        if AuthenticatorDataFlags(rawValue: flags).contains(.extensionData) {
             do {
                 extensions = try CBORDecoder.decode(rest)
             } catch {

@@ -21,7 +21,7 @@ public struct StoredCredential: Sendable {
         self.relyingParty = relyingParty
         self.user = try UserEntity(cbor: user)
         credential = try CredentialDescriptor(cbor: id)
-        publicKey = try COSEPublicKey(cbor: key)
+        publicKey = try COSEPublicKey(fromCard: key)
         credProtect = map[CredentialManagementResponseKey.credProtect]?.intValue
     }
 }

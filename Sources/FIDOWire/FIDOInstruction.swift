@@ -25,14 +25,17 @@ public enum FIDOInstruction: UInt8, CaseIterable, Sendable {
     ///   - commandClass: CLA without the chaining bit.
     ///   - ins: the INS byte.
     public init?(commandClass: UInt8, ins: UInt8) {
-        guard let instruction = FIDOInstruction(rawValue: ins) else { return nil }
-        switch (instruction, commandClass) {
-        case (.select, 0x00), (.u2fRegister, 0x00), (.u2fAuthenticate, 0x00), (.u2fVersion, 0x00),
-             (.nfcctapMessage, 0x80), (.nfcctapGetResponse, 0x80),
-             (.getResponse, 0x00), (.getResponse, 0x80):
-            self = instruction
-        default:
-            return nil
+        guard let instruction = FIDOInstruction(rawValue: ins),
+              commandClass == instruction.commandClass || (instruction == .getResponse && commandClass == 0x80) else { return nil }
+        self = instruction
+    }
+
+    /// The class (CLA) the instruction is sent with: `80` for the NFCCTAP instructions, `00` for
+    /// the others. GET RESPONSE comes with either, as its client's CTAP messages do.
+    public var commandClass: UInt8 {
+        switch self {
+        case .nfcctapMessage, .nfcctapGetResponse: 0x80
+        default: 0x00
         }
     }
 

@@ -1,4 +1,5 @@
 import CBOR
+import COSE
 import CardCrypto
 import FIDOWire
 
@@ -21,7 +22,7 @@ struct AuthenticatorDataView {
         flags = bytes[32]
         signCount = bytes[33..<37].reduce(0) { $0 << 8 | UInt32($1) }
         var rest = bytes[37...]
-        if flags & 0x40 != 0 {
+        if AuthenticatorDataFlags(rawValue: flags).contains(.attestedCredentialData) {
             guard rest.count >= 18 else { return nil }
             aaguid = Array(rest.prefix(16))
             let idLength = Int(rest[rest.startIndex + 16]) << 8 | Int(rest[rest.startIndex + 17])
@@ -33,7 +34,7 @@ struct AuthenticatorDataView {
             credentialPublicKey = key
             rest = after
         }
-        if flags & 0x80 != 0 {
+        if AuthenticatorDataFlags(rawValue: flags).contains(.extensionData) {
             guard let (outputs, after) = try? CBORDecoder.decodePrefix(rest) else { return nil }
             extensions = outputs
             rest = after
@@ -56,17 +57,6 @@ struct AuthenticatorDataView {
 
     /// The attested credential's ES256 key.
     var publicKey: P256PublicKey? {
-        credentialPublicKey.flatMap(COSEKeyView.publicKey)
-    }
-}
-
-/// COSE_Key (RFC 9052 §7) checks for the EC2 P-256 keys CTAP uses.
-enum COSEKeyView {
-    /// The P-256 point of an EC2 key (kty 2, crv 1, 32-byte x and y on the curve); nil for
-    /// anything else.
-    static func publicKey(_ value: CBORValue) -> P256PublicKey? {
-        guard let map = value.mapValue, map[int: 1] == .int(2), map[int: -1] == .int(1),
-              let x = map[int: -2]?.bytesValue, let y = map[int: -3]?.bytesValue else { return nil }
-        return try? P256PublicKey(x: x, y: y)
+        credentialPublicKey.flatMap { try? COSEPublicKey(cbor: $0).publicKey }
     }
 }

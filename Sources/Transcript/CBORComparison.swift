@@ -1,4 +1,5 @@
 import CBOR
+import COSE
 import CTAP2
 
 /// How one field of a request or response is compared.
@@ -42,7 +43,7 @@ struct CBORComparison {
             }
             return nil
         case .coseKey:
-            guard COSEKeyView.publicKey(actual) != nil else {
+            guard (try? COSEPublicKey(cbor: actual)) != nil else {
                 return difference(path, expected, actual, reason: "not a valid COSE P-256 key")
             }
             return nil

@@ -16,12 +16,6 @@ enum CTAPNames {
         return "\(command.name) (\(command.subcommandName(subcommand) ?? "subcommand \(subcommand)"))"
     }
 
-    /// The name of a top-level integer key of a request or response map, if the spec names it.
-    static func fieldName(command: UInt8?, isRequest: Bool, key: Int) -> String? {
-        guard let command = command.flatMap(CTAPCommand.init(rawValue:)) else { return nil }
-        return isRequest ? command.requestMemberName(key) : command.responseMemberName(key)
-    }
-
     /// The name of a CTAP status byte, e.g. `CTAP2_ERR_PIN_INVALID`.
     static func statusName(_ byte: UInt8) -> String { CTAPStatus(rawValue: byte).name }
 

@@ -1,4 +1,5 @@
 import CBOR
+import COSE
 import FIDOWire
 
 /// Which fields of CTAP requests and responses must be equal, and which only need the same
@@ -6,7 +7,7 @@ import FIDOWire
 enum ComparisonRules {
     /// Byte-exact replay: everything equal; authenticator data taken apart only so that the
     /// report names the field (`response.authData{2}.flags`).
-    static func exact(command: UInt8?) -> (FieldPath) -> FieldRule {
+    static func exact(command: CTAPCommand?) -> (FieldPath) -> FieldRule {
         { path in
             if path.segments.isEmpty { return .shape }
             if isAuthenticatorData(command: command, path: path) { return .authenticatorData }
@@ -17,39 +18,36 @@ enum ComparisonRules {
     /// Structural replay of a response from an unseeded card: the constant fields equal, the
     /// fields a card draws at random (keys, signatures, credential IDs it issues, tokens)
     /// only of the same shape. Signatures and counters are checked separately.
-    static func structuralResponse(command: UInt8?) -> (FieldPath) -> FieldRule {
-        { path in
-            guard let key = path.topLevelKey else { return .shape }
-            let inner = path.innerNames
+    static func structuralResponse(command: CTAPCommand?) -> (FieldPath) -> FieldRule {
+        byMember { key, inner in
             switch command {
-            case 0x04:
+            case .getInfo:
                 return .equal  // getInfo: all of it describes the card's profile
-            case 0x01:
-                switch key {
-                case 1: return .equal  // fmt
-                case 2: return authenticatorDataRule(inner, extensionsEqual: true)
-                case 3:  // attStmt: alg and the certificate chain are the card's; sig is fresh
+            case .makeCredential:
+                switch MakeCredentialResponseKey(rawValue: key) {
+                case .fmt: return .equal
+                case .authData: return authenticatorDataRule(inner, extensionsEqual: true)
+                case .attStmt:  // alg and the certificate chain are the card's; sig is fresh
                     guard let first = inner.first else { return .shape }
                     return first == "alg" || first == "x5c" ? .equal : .shape
                 default: return .shape
                 }
-            case 0x02, 0x08:
-                switch key {
-                case 1:  // credential descriptor
-                    guard let first = inner.first else { return .shape }
-                    return first == "id" ? .credentialID : .equal
-                case 2: return authenticatorDataRule(inner, extensionsEqual: false)
-                case 3, 7: return .shape  // signature, largeBlobKey
+            case .getAssertion, .getNextAssertion:
+                switch GetAssertionResponseKey(rawValue: key) {
+                case .credential: return descriptorRule(inner)
+                case .authData: return authenticatorDataRule(inner, extensionsEqual: false)
+                case .signature, .largeBlobKey: return .shape
                 default: return .equal  // user, numberOfCredentials, userSelected
                 }
-            case 0x06:
-                return key == 1 || key == 2 ? .shape : .equal  // keyAgreement and token are fresh
-            case 0x0A:
-                switch key {
-                case 7:
-                    guard let first = inner.first else { return .shape }
-                    return first == "id" ? .credentialID : .equal
-                case 8, 11: return .shape  // publicKey, largeBlobKey
+            case .clientPIN:
+                switch ClientPINResponseKey(rawValue: key) {
+                case .keyAgreement, .pinUvAuthToken: return .shape  // fresh
+                default: return .equal
+                }
+            case .credentialManagement:
+                switch CredentialManagementResponseKey(rawValue: key) {
+                case .credentialID: return descriptorRule(inner)
+                case .publicKey, .largeBlobKey: return .shape
                 default: return .equal
                 }
             default:
@@ -60,38 +58,56 @@ enum ComparisonRules {
 
     /// A stand-in's comparison of a host's request with the recorded one: everything equal
     /// except the fields a host chooses at random (see ``TranscriptStandIn``).
-    static func standInRequest(command: UInt8?) -> (FieldPath) -> FieldRule {
-        { path in
-            guard let key = path.topLevelKey else { return .shape }
-            let inner = path.innerNames
-            switch (command, key) {
-            case (0x01, 1), (0x02, 2):  // makeCredential's and getAssertion's clientDataHash
+    static func standInRequest(command: CTAPCommand?) -> (FieldPath) -> FieldRule {
+        byMember { key, inner in
+            switch command {
+            case .makeCredential where key == MakeCredentialKey.clientDataHash.rawValue,
+                 .getAssertion where key == GetAssertionKey.clientDataHash.rawValue:
                 return .sameTypeAndLength
-            case (0x02, 4):  // getAssertion extensions: hmac-secret inputs
+            case .getAssertion where key == GetAssertionKey.extensions.rawValue:
                 guard let name = inner.first else { return .shape }
-                guard name == "hmac-secret" else { return .equal }
+                guard name == ExtensionIdentifier.hmacSecret.rawValue else { return .equal }
                 guard inner.count > 1 else { return .shape }
-                switch inner[1] {
-                case "1": return .coseKey  // keyAgreement
-                case "2", "3": return .sameTypeAndLength  // saltEnc, saltAuth
+                switch Int(inner[1]).flatMap(HMACSecretInputKey.init(rawValue:)) {
+                case .keyAgreement: return .coseKey
+                case .saltEnc, .saltAuth: return .sameTypeAndLength
                 default: return .equal  // pinUvAuthProtocol
                 }
-            case (0x06, 3):  // clientPIN keyAgreement
+            case .clientPIN where key == ClientPINKey.keyAgreement.rawValue:
                 return .coseKey
-            case (0x06, 5), (0x06, 6):  // newPinEnc, pinHashEnc
+            case .clientPIN where key == ClientPINKey.newPinEnc.rawValue || key == ClientPINKey.pinHashEnc.rawValue:
                 return .sameTypeAndLength
             default:
                 // Every command's pinUvAuthParam (makeCredential's and getAssertion's among them).
-                if let command, key == CTAPCommand(rawValue: command)?.pinUvAuthParamKey { return .sameTypeAndLength }
+                if let command, key == command.pinUvAuthParamKey { return .sameTypeAndLength }
                 return .equal
             }
         }
     }
 
     /// Whether `path` is the authData member of a makeCredential / getAssertion response.
-    private static func isAuthenticatorData(command: UInt8?, path: FieldPath) -> Bool {
-        path.segments.count == 1 && path.topLevelKey == 2 && (command == 0x01 || command == 0x02 || command == 0x08)
-            && path.root == "response"
+    private static func isAuthenticatorData(command: CTAPCommand?, path: FieldPath) -> Bool {
+        guard path.segments.count == 1, path.root == "response", let key = path.topLevelKey else { return false }
+        switch command {
+        case .makeCredential: return key == MakeCredentialResponseKey.authData.rawValue
+        case .getAssertion, .getNextAssertion: return key == GetAssertionResponseKey.authData.rawValue
+        default: return false
+        }
+    }
+
+    /// A rule that decides by the top-level member's key and the names below it; the message
+    /// itself (no member) only needs the same shape.
+    private static func byMember(_ decide: @escaping (_ key: Int, _ inner: [String]) -> FieldRule) -> (FieldPath) -> FieldRule {
+        { path in
+            guard let key = path.topLevelKey else { return .shape }
+            return decide(key, path.innerNames)
+        }
+    }
+
+    /// A credential descriptor the card answers: its ID is the card's, the rest constant.
+    private static func descriptorRule(_ inner: [String]) -> FieldRule {
+        guard let first = inner.first else { return .shape }
+        return first == "id" ? .credentialID : .equal
     }
 
     private static func authenticatorDataRule(_ inner: [String], extensionsEqual: Bool) -> FieldRule {
@@ -105,8 +121,8 @@ enum ComparisonRules {
             return .sameTypeAndLength
         case "credentialPublicKey":
             // kty, alg and crv are the card's choice of algorithm; the point is fresh.
-            guard inner.count > 1 else { return .shape }
-            return ["1", "3", "-1"].contains(inner[1]) ? .equal : .shape
+            guard inner.count > 1, let label = Int(inner[1]) else { return .shape }
+            return [COSEKeyLabel.keyType, COSEKeyLabel.algorithm, COSEKeyLabel.curve].contains(label) ? .equal : .shape
         case "extensions":
             return extensionsEqual ? .equal : .shape
         default:
@@ -115,7 +131,7 @@ enum ComparisonRules {
     }
 
     /// The spec's names for the top-level keys of `command`'s request or response.
-    static func fieldNames(command: UInt8?, isRequest: Bool) -> (Int) -> String? {
-        { CTAPNames.fieldName(command: command, isRequest: isRequest, key: $0) }
+    static func fieldNames(command: CTAPCommand?, isRequest: Bool) -> (Int) -> String? {
+        { key in command.flatMap { isRequest ? $0.requestMemberName(key) : $0.responseMemberName(key) } }
     }
 }

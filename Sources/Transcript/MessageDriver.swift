@@ -13,6 +13,8 @@ import FIDOWire
 /// are exactly the recorded ones, and for one that does not, the whole answer is still
 /// collected for the report.
 struct MessageDriver {
+    /// The instruction that polls a CTAP message the card is still processing.
+    private static let poll = FIDOInstruction.nfcctapGetResponse
     /// Upper bound on follow-up APDUs for one message, against a card that never finishes.
     static let maximumFollowUps = 256
 
@@ -41,11 +43,11 @@ struct MessageDriver {
             let next: [UInt8]
             if word.isBytesRemaining {
                 let recordedNext = followUps.first.flatMap { isGetResponse($0) ? $0 : nil }
-                let cla = recorded.lazy.map(\.command).first(where: isGetResponse)?.first ?? 0x00
-                next = recordedNext ?? [cla, 0xC0, 0x00, 0x00, word.sw2]
+                let cla = recorded.lazy.map(\.command).first(where: isGetResponse)?.first ?? FIDOInstruction.getResponse.commandClass
+                next = recordedNext ?? [cla, FIDOInstruction.getResponse.rawValue, 0x00, 0x00, word.sw2]
             } else if word == .ctapStillProcessing, isCTAP {
                 let recordedNext = followUps.first.flatMap { isPoll($0) ? $0 : nil }
-                next = recordedNext ?? [0x80, 0x11, 0x00, 0x00]
+                next = recordedNext ?? [Self.poll.commandClass, Self.poll.rawValue, 0x00, 0x00]
             } else {
                 break
             }
@@ -104,10 +106,10 @@ struct MessageDriver {
     }
 
     private static func isGetResponse(_ command: [UInt8]) -> Bool {
-        command.count >= 2 && command[1] == FIDOInstruction.getResponse.rawValue && command[0] & 0x10 == 0
+        command.count >= 2 && command[1] == FIDOInstruction.getResponse.rawValue && command[0] & CommandAPDU.chainingBit == 0
     }
 
     private static func isPoll(_ command: [UInt8]) -> Bool {
-        command.count >= 2 && command[0] == 0x80 && command[1] == FIDOInstruction.nfcctapGetResponse.rawValue
+        command.count >= 2 && command[0] == poll.commandClass && command[1] == poll.rawValue
     }
 }

@@ -19,7 +19,7 @@ final class StandInApplet {
             case .ctap2(let request, _):
                 // What the front answers itself: errors in the status word, too-long messages,
                 // a request the host cancelled with NFCCTAP_GETRESPONSE P1 11.
-                let cancelled = message.exchanges.contains { $0.command.starts(with: [0x80, 0x11, 0x11]) }
+                let cancelled = message.exchanges.contains { $0.command.starts(with: Self.cancelHeader) }
                 return message.statusWord == .success && !request.isEmpty && request.count <= limit && !cancelled
             case .u2f(let instruction, _, _, let data):
                 switch instruction {
@@ -48,19 +48,23 @@ final class StandInApplet {
         let received = CTAPNames.commandName(request)
         let rendered = Self.render(request: request)
         guard let expected = next() else {
-            report(nil, received: received, difference: nil, request: rendered, answer: "CTAP1_ERR_OTHER (7F)")
-            return [0x7F]
+            return refuse(nil, received: received, difference: nil, request: rendered)
         }
         guard case .ctap2(let recorded, _) = expected.kind else {
-            report(expected, received: received, difference: nil, request: rendered, answer: "CTAP1_ERR_OTHER (7F)")
-            return [0x7F]
+            return refuse(expected, received: received, difference: nil, request: rendered)
         }
         if let difference = StandInMatcher.compare(ctap: request, recorded: recorded) {
-            report(expected, received: received, difference: difference, request: rendered, answer: "CTAP1_ERR_OTHER (7F)")
-            return [0x7F]
+            return refuse(expected, received: received, difference: difference, request: rendered)
         }
         cursor += 1
         return expected.response
+    }
+
+    /// The answer to a CTAP2 request the transcript did not expect, once reported: CTAP1_ERR_OTHER.
+    private func refuse(_ expected: TranscriptMessage?, received: String, difference: FieldDifference?, request: String) -> [UInt8] {
+        let status = CTAPStatus.other
+        report(expected, received: received, difference: difference, request: request, answer: status.description)
+        return [status.rawValue]
     }
 
     func u2fRegister(challenge: [UInt8], application: [UInt8]) -> U2FOutcome {
@@ -92,6 +96,10 @@ final class StandInApplet {
         }
         return .success(expected.response)
     }
+
+    /// The start of an NFCCTAP_GETRESPONSE that cancels the pending request: CLA, INS, P1.
+    private static let cancelHeader = [FIDOInstruction.nfcctapGetResponse.commandClass, FIDOInstruction.nfcctapGetResponse.rawValue,
+                                       NFCBinding.getResponseCancel]
 
     private func next() -> TranscriptMessage? {
         expectations.indices.contains(cursor) ? expectations[cursor] : nil

@@ -28,8 +28,9 @@ enum StandInMatcher {
             return FieldDifference(path: FieldPath("request"), expected: CBORRendering.render(expected), actual: hex(Array(request.dropFirst())),
                                    reason: "not CBOR")
         }
-        var comparison = CBORComparison(rule: ComparisonRules.standInRequest(command: command))
-        comparison.fieldNames = ComparisonRules.fieldNames(command: command, isRequest: true)
+        let named = CTAPCommand(rawValue: command)
+        var comparison = CBORComparison(rule: ComparisonRules.standInRequest(command: named))
+        comparison.fieldNames = ComparisonRules.fieldNames(command: named, isRequest: true)
         return comparison.firstDifference(expected, actual, at: FieldPath("request"))
     }
 

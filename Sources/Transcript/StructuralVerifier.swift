@@ -38,7 +38,7 @@ struct StructuralVerifier {
     /// `request` as sent. Returns the first difference.
     mutating func check(ctap request: [UInt8], recorded: CBORValue?, actual: CBORValue?, line: Int,
                         card: any TranscriptCard) -> FieldDifference? {
-        let command = request.first
+        let command = request.first.flatMap(CTAPCommand.init(rawValue:))
         let names = ComparisonRules.fieldNames(command: command, isRequest: false)
         switch (recorded, actual) {
         case (nil, nil):
@@ -53,8 +53,9 @@ struct StructuralVerifier {
             if let difference = comparison.firstDifference(expected, got, at: FieldPath("response")) { return difference }
             let requestMap = request.count > 1 ? (try? CBORDecoder.decode(request.dropFirst()))?.mapValue : nil
             switch command {
-            case 0x01: return checkAttestation(request: requestMap, recorded: expected, actual: got, names: names)
-            case 0x02, 0x08: return checkAssertion(command: command, request: requestMap, actual: got, line: line, card: card, names: names)
+            case .makeCredential: return checkAttestation(request: requestMap, recorded: expected, actual: got, names: names)
+            case .getAssertion, .getNextAssertion:
+                return checkAssertion(command: command, request: requestMap, actual: got, line: line, card: card, names: names)
             default: return nil
             }
         }
@@ -62,22 +63,24 @@ struct StructuralVerifier {
 
     private mutating func checkAttestation(request: CBORMap?, recorded: CBORValue, actual: CBORValue,
                                            names: @escaping (Int) -> String?) -> FieldDifference? {
-        guard let response = actual.mapValue, let authBytes = response[int: 2]?.bytesValue,
+        typealias Key = MakeCredentialResponseKey
+        guard let response = actual.mapValue, let authBytes = response[Key.authData]?.bytesValue,
               let authData = AuthenticatorDataView(authBytes) else { return nil }
-        let authPath = FieldPath("response", [.key(.int(2), name: names(2))])
-        if let difference = checkCounter(authData.signCount, at: authPath.appending(.key(.text("signCount"), name: nil))) {
+        if let difference = checkCounter(authData.signCount, at: Self.path(Key.authData, names).appending(.key(.text("signCount"), name: nil))) {
             return difference
         }
         if let replayed = authData.credentialId {
-            if let recordedBytes = recorded.mapValue?[int: 2]?.bytesValue, let recordedID = AuthenticatorDataView(recordedBytes)?.credentialId {
+            if let recordedBytes = recorded.mapValue?[Key.authData]?.bytesValue,
+               let recordedID = AuthenticatorDataView(recordedBytes)?.credentialId {
                 substitutions[recordedID] = replayed
             }
             if let key = authData.publicKey { keys[replayed] = key }
         }
-        guard let fmt = response[int: 1]?.textValue, fmt != "none" else { return nil }
-        let statement = response[int: 3]?.mapValue
-        let sigPath = FieldPath("response", [.key(.int(3), name: names(3)), .key(.text("sig"), name: nil)])
-        guard let signature = statement?[text: "sig"]?.bytesValue, let clientDataHash = request?[int: 1]?.bytesValue else {
+        guard let fmt = response[Key.fmt]?.textValue, fmt != "none" else { return nil }
+        let statement = response[Key.attStmt]?.mapValue
+        let sigPath = Self.path(Key.attStmt, names).appending(.key(.text("sig"), name: nil))
+        guard let signature = statement?[text: "sig"]?.bytesValue,
+              let clientDataHash = request?[MakeCredentialKey.clientDataHash]?.bytesValue else {
             return FieldDifference(path: sigPath, expected: "a signature", actual: "nothing", reason: "missing")
         }
         let key: P256PublicKey?
@@ -96,20 +99,20 @@ struct StructuralVerifier {
         return nil
     }
 
-    private mutating func checkAssertion(command: UInt8?, request: CBORMap?, actual: CBORValue, line: Int,
+    private mutating func checkAssertion(command: CTAPCommand?, request: CBORMap?, actual: CBORValue, line: Int,
                                          card: any TranscriptCard, names: @escaping (Int) -> String?) -> FieldDifference? {
-        guard let response = actual.mapValue, let authBytes = response[int: 2]?.bytesValue,
+        typealias Key = GetAssertionResponseKey
+        guard let response = actual.mapValue, let authBytes = response[Key.authData]?.bytesValue,
               let authData = AuthenticatorDataView(authBytes) else { return nil }
-        let authPath = FieldPath("response", [.key(.int(2), name: names(2))])
-        if let difference = checkCounter(authData.signCount, at: authPath.appending(.key(.text("signCount"), name: nil))) {
+        if let difference = checkCounter(authData.signCount, at: Self.path(Key.authData, names).appending(.key(.text("signCount"), name: nil))) {
             return difference
         }
-        if command == 0x02 { lastClientDataHash = request?[int: 2]?.bytesValue }
-        let allowList = request?[int: 3]?.arrayValue ?? []
-        let credentialID = response[int: 1]?.mapValue?[text: "id"]?.bytesValue
+        if command == .getAssertion { lastClientDataHash = request?[GetAssertionKey.clientDataHash]?.bytesValue }
+        let allowList = request?[GetAssertionKey.allowList]?.arrayValue ?? []
+        let credentialID = response[Key.credential]?.mapValue?[text: "id"]?.bytesValue
             ?? (allowList.count == 1 ? allowList[0].mapValue?[text: "id"]?.bytesValue : nil)
-        let sigPath = FieldPath("response", [.key(.int(3), name: names(3))])
-        guard let signature = response[int: 3]?.bytesValue, let clientDataHash = lastClientDataHash else {
+        let sigPath = Self.path(Key.signature, names)
+        guard let signature = response[Key.signature]?.bytesValue, let clientDataHash = lastClientDataHash else {
             return FieldDifference(path: sigPath, expected: "a signature", actual: "nothing", reason: "missing")
         }
         guard let credentialID, let key = keys[credentialID] ?? card.credentialPublicKey(id: credentialID) else {
@@ -122,6 +125,11 @@ struct StructuralVerifier {
                                    actual: CBORRendering.render(.bytes(signature)), reason: "assertion signature does not verify")
         }
         return nil
+    }
+
+    /// `response.<member>{key}`: the path of a top-level response member.
+    private static func path<Member: RawRepresentable>(_ member: Member, _ names: (Int) -> String?) -> FieldPath where Member.RawValue == Int {
+        FieldPath("response", [.key(.int(member.rawValue), name: names(member.rawValue))])
     }
 
     private mutating func checkCounter(_ counter: UInt32, at path: FieldPath) -> FieldDifference? {

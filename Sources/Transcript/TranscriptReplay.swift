@@ -154,7 +154,7 @@ public final class TranscriptReplay {
         let lines = exchangeLines(message)
         let line = lines.indices.contains(firstDifferent) ? lines[firstDifferent] : message.line
         let actual = Self.message(from: sent, like: message)
-        let command = message.ctapRequest?.first
+        let command = message.ctapRequest?.first.flatMap(CTAPCommand.init(rawValue:))
         var comparison = CBORComparison(rule: ComparisonRules.exact(command: command))
         comparison.fieldNames = ComparisonRules.fieldNames(command: command, isRequest: false)
         let difference = Self.envelopeDifference(message, actual)
@@ -190,7 +190,7 @@ public final class TranscriptReplay {
         if let difference = Self.envelopeDifference(message, actual) { return fail(difference) }
         switch message.kind {
         case .ctap2:
-            guard message.statusWord == .success, message.ctapStatusByte == 0x00 else { return nil }
+            guard message.statusWord == .success, message.ctapStatusByte == CTAPStatus.ok.rawValue else { return nil }
             let recordedBody: CBORValue?
             let actualBody: CBORValue?
             do {
@@ -222,14 +222,14 @@ public final class TranscriptReplay {
             guard let value = map[int: key] else { return false }
             return value.bytesValue.map { !$0.isEmpty } ?? true
         }
-        if command == CTAPCommand.clientPIN.rawValue && map[int: ClientPINKey.keyAgreement.rawValue] != nil {
+        if command == CTAPCommand.clientPIN.rawValue && map[ClientPINKey.keyAgreement] != nil {
             return "it carries the host's key-agreement key and data encrypted to the recorded card's key (clientPIN keyAgreement)"
         }
         if let key = CTAPCommand(rawValue: command)?.pinUvAuthParamKey, nonEmpty(key) {
             return "its pinUvAuthParam is a MAC under a PIN/UV auth token the recorded card issued"
         }
         if command == CTAPCommand.getAssertion.rawValue,
-           map[int: GetAssertionKey.extensions.rawValue]?.mapValue?[text: "hmac-secret"] != nil {
+           map[GetAssertionKey.extensions]?.mapValue?[text: ExtensionIdentifier.hmacSecret.rawValue] != nil {
             return "its hmac-secret salts are encrypted to the recorded card's key-agreement key"
         }
         return nil

@@ -87,7 +87,7 @@ struct ControlChannelFields {
     /// Bytes from `name`, base64url only (the WebDriver members: `credentialId`, `userHandle`, …).
     func base64URL(_ name: String) throws(ControlChannelError) -> [UInt8]? {
         guard let text = try string(name) else { return nil }
-        guard let bytes = ControlChannelBytes.bytes(base64URL: text) else {
+        guard let bytes = Base64URL.decode(text) else {
             throw .badRequest("\(context): \(name) is not base64url")
         }
         return bytes

@@ -73,7 +73,7 @@ extension ControlRequest {
             members["fault"] = .object(object)
         case .removeFault(let id): members["id"] = .integer(id)
         case .addCredential(let credential): members["credential"] = credential.json
-        case .removeCredential(let id): members["id"] = .string(ControlChannelBytes.base64URL(id))
+        case .removeCredential(let id): members["id"] = .string(Base64URL.encode(id))
         case .pin(let pin, let retries):
             if let pin { members["set"] = .string(pin) }
             if let retries { members["retries"] = .integer(retries) }
@@ -252,16 +252,14 @@ extension CredentialParameters {
     /// The credential object (``init(json:)`` reads it back equal); the key as `privateKey`.
     public var json: JSONValue {
         var members: [String: JSONValue] = [
-            "rpId": .string(seed.rpId), "rpName": .optional(seed.rpName), "userId": .string(ControlChannelBytes.base64URL(seed.user.id)),
+            "rpId": .string(seed.rpId), "rpName": .optional(seed.rpName), "userId": .string(Base64URL.encode(seed.user.id)),
             "userName": .optional(seed.user.name), "userDisplayName": .optional(seed.user.displayName),
             "discoverable": .bool(seed.discoverable), "credProtect": .int(seed.credProtect), "hmacSecret": .bool(seed.hmacSecret),
             "algorithm": .int(seed.keyAlgorithm.rawValue),
         ]
-        if let key = seed.privateKey, let der = ControlChannelBytes.der(pem: key.pemPKCS8) {
-            members["privateKey"] = .string(ControlChannelBytes.base64URL(der))
-        }
+        if let key = seed.privateKey { members["privateKey"] = .string(Base64URL.encode(key.pkcs8DER)) }
         if let signCount { members["signCount"] = .int(signCount) }
-        if let credentialId { members["credentialId"] = .string(ControlChannelBytes.base64URL(credentialId)) }
+        if let credentialId { members["credentialId"] = .string(Base64URL.encode(credentialId)) }
         return .object(members)
     }
 }

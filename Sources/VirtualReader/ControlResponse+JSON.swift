@@ -78,9 +78,9 @@ extension CredentialListing {
     /// `hmacSecret`) and WebDriver's (`credentialId`, `isResidentCredential`, `userHandle`,
     /// `privateKey`: base64url PKCS#8 DER or null when unknown, `signCount`).
     public var json: JSONValue {
-        let id = ControlChannelBytes.base64URL(record.id)
-        let userId = ControlChannelBytes.base64URL(record.user.id)
-        let privateKeyDER = privateKey.flatMap { ControlChannelBytes.der(pem: $0.pemPKCS8) }
+        let id = Base64URL.encode(record.id)
+        let userId = Base64URL.encode(record.user.id)
+        let privateKeyDER = privateKey?.pkcs8DER
         return [
             "id": .string(id), "idHex": .string(record.id.hexString), "credentialId": .string(id),
             "rpId": .string(record.rpId), "rpName": .optional(record.rpName),
@@ -89,7 +89,7 @@ extension CredentialListing {
             "discoverable": .bool(record.discoverable), "isResidentCredential": .bool(record.discoverable),
             "algorithm": .int(record.algorithm.rawValue), "algorithmName": .string(record.algorithm.name),
             "publicKeyPEM": .string(record.publicKeyPEM), "publicKeyHex": .string(Self.publicKeyBytes(record.publicKey).hexString),
-            "privateKey": .optional(privateKeyDER.map(ControlChannelBytes.base64URL)),
+            "privateKey": .optional(privateKeyDER.map { Base64URL.encode($0) }),
             "credProtect": .int(record.credProtect), "hmacSecret": .bool(record.hmacSecret), "signCount": .int(signCount),
         ]
     }

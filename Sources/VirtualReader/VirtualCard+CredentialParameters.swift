@@ -1,5 +1,6 @@
 import ArculusCard
 import CardCrypto
+import JSONSupport
 
 /// Credentials in the shape the control protocol and `arculus-card image` use: added from
 /// ``CredentialParameters`` (with WebDriver's `signCount` and `credentialId`), listed with
@@ -17,7 +18,7 @@ extension VirtualCard {
                   held.rpName == seed.rpName, held.user == seed.user, held.credProtect == seed.credProtect,
                   held.hmacSecret == seed.hmacSecret, seed.privateKey.map({ $0.publicKey == held.publicKey }) ?? true else {
                 throw ControlChannelError.refused(
-                    "credential: credentialId \(ControlChannelBytes.base64URL(id)) is not a discoverable credential this card "
+                    "credential: credentialId \(Base64URL.encode(id)) is not a discoverable credential this card "
                         + "holds with these details, and the card cannot take a chosen ID: it mints each ID by wrapping the "
                         + "key under its own secret. Leave credentialId out and use the ID in the answer.")
             }

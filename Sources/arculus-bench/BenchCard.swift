@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import ArculusCard
+import COSE
 import CardCrypto
 import FIDOWire
 
@@ -81,10 +82,10 @@ final class BenchCard {
         let idLength = Int(authData[53]) << 8 | Int(authData[54])
         credentialId = Array(authData[55..<(55 + idLength)])
         let cose = try CBORDecoder.decodePrefix(authData[(55 + idLength)...]).value
-        guard let x = cose.mapValue?[int: -2]?.bytesValue, let y = cose.mapValue?[int: -3]?.bytesValue else {
+        guard let key = try? COSEPublicKey(cbor: cose) else {
             throw BenchError("makeCredential answered no credential public key")
         }
-        credentialPublicKey = try P256PublicKey(x: x, y: y)
+        credentialPublicKey = key.publicKey
         let clientDataHash = SecureRandom.bytes(32)
         let assertion = try Platform.body(
             of: card.ctap2(Platform.getAssertion(clientDataHash: clientDataHash, credentialId: credentialId)),

@@ -1,4 +1,5 @@
 import ArculusCard
+import COSE
 import CardCrypto
 import FIDOWire
 
@@ -89,16 +90,15 @@ struct PINProtocolTwoSession {
     /// Agrees on a shared secret with the card's key-agreement key (one getKeyAgreement).
     init(card: VirtualCard) throws {
         let response = try Platform.body(of: card.ctap2(Platform.getKeyAgreement), "getKeyAgreement")
-        guard let cose = response[int: 0x01]?.mapValue, let x = cose[int: -2]?.bytesValue,
-              let y = cose[int: -3]?.bytesValue else {
+        guard let cose = response[int: 0x01], let key = try? COSEPublicKey(cbor: cose) else {
             throw BenchError("getKeyAgreement answered no COSE key")
         }
-        try self.init(cardKey: try P256PublicKey(x: x, y: y))
+        try self.init(cardKey: key.publicKey)
     }
 
     init(cardKey: P256PublicKey) throws {
         platformKey = try P256PrivateKey()
-        platformCOSEKey = COSEKey.keyAgreement(platformKey.publicKey)
+        platformCOSEKey = COSEPublicKey.keyAgreement(platformKey.publicKey).cbor
         let z = try platformKey.sharedSecret(with: cardKey)
         let salt = [UInt8](repeating: 0, count: 32)
         sharedSecret = HKDFSHA256.deriveKey(inputKeyMaterial: z, salt: salt, info: Array("CTAP2 HMAC key".utf8), outputByteCount: 32)

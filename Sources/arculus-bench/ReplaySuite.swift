@@ -1,4 +1,5 @@
 import ArculusCard
+import COSE
 import CardCrypto
 import Transcript
 import FIDOWire
@@ -95,10 +96,10 @@ struct ReplaySuite {
         _ = send(Platform.select)
         _ = try ctap(Platform.getInfo, "getInfo")
         let keyAgreement = try ctap(Platform.getKeyAgreement, "getKeyAgreement")
-        guard let cose = keyAgreement[int: 1]?.mapValue, let x = cose[int: -2]?.bytesValue, let y = cose[int: -3]?.bytesValue else {
+        guard let cose = keyAgreement[int: 1], let key = try? COSEPublicKey(cbor: cose) else {
             throw BenchError("no key agreement key")
         }
-        let session = try PINProtocolTwoSession(cardKey: try P256PublicKey(x: x, y: y))
+        let session = try PINProtocolTwoSession(cardKey: key.publicKey)
         _ = try ctap(try session.setPIN(Platform.pin), "setPIN")
         // Retries once there is a PIN (without one the card answers PIN_NOT_SET).
         _ = try ctap([CTAPCommand.clientPIN.rawValue] + CBOREncoder.encode(.map([.int(1): .int(2), .int(2): .int(1)])),

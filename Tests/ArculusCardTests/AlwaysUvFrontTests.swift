@@ -3,6 +3,7 @@ import CBOR
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// alwaysUv and the card front: CTAP 2.1 §7.2.3 — with alwaysUv on the authenticator offers no
 /// CTAP1/U2F, so the ISO 7816 front stops accepting the U2F instructions (CardModel keeps the

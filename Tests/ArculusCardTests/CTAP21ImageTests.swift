@@ -5,6 +5,7 @@ import CardCrypto
 import Foundation
 import Testing
 import FIDOWire
+import TestSupport
 
 /// The CTAP 2.1 state in a card image: every CardState field the rewrite added (minPINLength,
 /// minPinLengthRPIDs, forcePINChange, alwaysUv, enterpriseAttestationEnabled, largeBlobArray,
@@ -113,10 +114,17 @@ struct CTAP21ImageTests {
         let (extensions, _) = try CBORDecoder.decodePrefix(authData[37...])
         #expect(extensions.mapValue?[text: "credBlob"] == .bytes(credBlob))
         #expect(extensions.mapValue?[text: "thirdPartyPayment"] == true)
-        // alwaysUv: U2F is off at the front, and getPinToken is refused until the PIN changes.
+        // alwaysUv: U2F is off at the front. forcePINChange: no token until the PIN changes, though
+        // the PIN is right (no retry is used): getPinToken answers CTAP2_ERR_PIN_INVALID (CTAP 2.1
+        // §6.5.5.7.1), getPinUvAuthTokenUsingPinWithPermissions CTAP2_ERR_PIN_POLICY_VIOLATION (§6.5.5.7.2).
         #expect(card.exchangeWhole(ControlAPDU.select).sw == 0x9000)
         #expect(card.exchangeWhole(u2fRegisterAPDU(application: SHA256.hash(Array("example.com".utf8)))).sw == 0x6D00)
-        #expect(throws: TestFailure.self) { _ = try PlatformPINOne.token(pin, on: card) }
+        let retries = card.pinState.retries
+        #expect(throws: TestFailure("expected CTAP2_OK, got CTAP2_ERR_PIN_INVALID")) { _ = try PlatformPINOne.token(pin, on: card) }
+        #expect(throws: TestFailure("expected CTAP2_OK, got CTAP2_ERR_PIN_POLICY_VIOLATION")) {
+            _ = try PlatformPINOne.token(pin, permissions: 0x02, rpId: "example.com", on: card)
+        }
+        #expect(card.pinState.retries == retries)
     }
 
     @Test("every CTAP 2.1 field survives a reopen from the journal")
@@ -169,7 +177,7 @@ struct CTAP21ImageTests {
     }
 
     static func allMutations() throws -> [CardMutation] {
-        var mutations: [CardMutation] = [.setPIN(hash: Array(SHA256.hash(Array("12345678".utf8)).prefix(16)), codePoints: 8)]
+        var mutations: [CardMutation] = [.setPIN(hash: pinHash("12345678"), codePoints: 8)]
         var credentials: [ResidentCredential] = []
         for (index, algorithm) in SignatureAlgorithm.allCases.enumerated() {
             credentials.append(try fullCredential(algorithm, serial: UInt64(index + 1)))
@@ -249,7 +257,7 @@ struct CTAP21ImageTests {
         let secondId = SecureRandom.bytes(81)
         let snapshot: CBORMap = [
             "profile": .bytes(Array(Self.oldProfileJSON.utf8)), "masterSecret": .bytes(SecureRandom.bytes(32)),
-            "pinHash": .bytes(Array(SHA256.hash(Array(Self.pin.utf8)).prefix(16))), "pinCodePoints": 6, "pinRetries": 7,
+            "pinHash": .bytes(pinHash(Self.pin)), "pinCodePoints": 6, "pinRetries": 7,
             "signatureCounter": 41, "nextCredentialSerial": 2,
             "residentCredentials": .array([Self.oldCredential(id: firstId, scalar: first.rawScalar, userId: [1], serial: 1)]),
         ]

@@ -2,6 +2,7 @@ import ArculusCard
 import CardCrypto
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Card image files")
 struct CardImageTests {
@@ -121,7 +122,7 @@ struct CardImageTests {
         // writes nothing while the counter is within its reservation).
         do {
             let card = try VirtualCard(imageAt: path)
-            #expect(throws: TestFailure.self) { _ = try PlatformPINOne.token("000000", on: card) }
+            #expect(throws: TestFailure("expected CTAP2_OK, got CTAP2_ERR_PIN_INVALID")) { _ = try PlatformPINOne.token("000000", on: card) }
             #expect(card.authenticator.state.pinRetries == 7)
         }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -177,6 +178,6 @@ struct CardImageTests {
         try PlatformPINOne.setPIN("271828", on: card)
         let onDisk = try CardImageFormat.state(fromImage: Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path)
         #expect(onDisk == card.authenticator.state)
-        #expect(onDisk.pinHash == Array(SHA256.hash(Array("271828".utf8)).prefix(16)))
+        #expect(onDisk.pinHash == pinHash("271828"))
     }
 }

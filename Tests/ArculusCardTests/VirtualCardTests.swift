@@ -2,6 +2,7 @@ import ArculusCard
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 @Suite("VirtualCard")
 struct VirtualCardTests {

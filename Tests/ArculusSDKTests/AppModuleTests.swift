@@ -42,7 +42,7 @@ struct AppModuleTests {
     @Test("ArculusSDK depends on host-side modules only")
     func dependencies() throws {
         let modules = try Self.appModules()
-        #expect(modules == ["ArculusSDK", "CTAPClient", "CBOR", "CardCrypto", "COpenSSL", "FIDOWire", "JSONSupport", "POSIXSupport"])
+        #expect(modules == ["ArculusSDK", "CTAPClient", "CBOR", "COSE", "CardCrypto", "COpenSSL", "FIDOWire", "JSONSupport", "POSIXSupport"])
         #expect(modules.isDisjoint(with: Self.forbidden))
     }
 

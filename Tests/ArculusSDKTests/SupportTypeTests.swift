@@ -2,21 +2,9 @@ import ArculusSDK
 import CardCrypto
 import Testing
 
-/// The SDK's small types: base64url, clientDataJSON, server URLs and origins, JSON values.
+/// The SDK's small types: clientDataJSON, server URLs and origins, JSON values.
 @Suite("SDK support types")
 struct SupportTypeTests {
-    @Test("base64url: no padding out; base64 and base64url, padded or not, in")
-    func base64url() {
-        #expect(Base64URL.encode([0xFB, 0xFF, 0xFE]) == "-__-")
-        #expect(Base64URL.encode([0x61]) == "YQ")
-        #expect(Base64URL.decode("-__-") == [0xFB, 0xFF, 0xFE])
-        #expect(Base64URL.decode("+//+") == [0xFB, 0xFF, 0xFE])
-        #expect(Base64URL.decode("YQ==") == [0x61])
-        #expect(Base64URL.decode("YQ") == [0x61])
-        #expect(Base64URL.decode("Y") == nil)
-        #expect(Base64URL.decode("!!!!") == nil)
-    }
-
     @Test("clientDataJSON: WebAuthn's serialisation, padded challenge re-encoded without padding, quotes escaped")
     func clientData() throws {
         let padded = "q83vEjRWeJCrze8SNFZ4kA=="

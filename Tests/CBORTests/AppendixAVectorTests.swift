@@ -1,5 +1,6 @@
 import CBOR
 import Testing
+import TestSupport
 
 /// RFC 8949 Appendix A, from `Fixtures/vectors/rfc8949-appendix-a.json`.
 ///
@@ -22,18 +23,18 @@ struct AppendixAVectorTests {
 
     @Test("accepted vectors decode to the expected diagnostic notation", arguments: Fixtures.appendixAValid)
     func decodesToDiagnostic(vector: AppendixAVector) throws {
-        let value = try CBORDecoder.decode(hex(vector.hex))
+        let value = try CBORDecoder.decode(try #require(TestHex.bytes(vector.hex)))
         #expect(value.diagnosticNotation == vector.diagnostic)
         #expect(value.description == vector.diagnostic)
     }
 
     @Test("accepted vectors re-encode to the same bytes", arguments: Fixtures.appendixAValid)
     func roundTrips(vector: AppendixAVector) throws {
-        let bytes = hex(vector.hex)
+        let bytes = try #require(TestHex.bytes(vector.hex))
         let value = try CBORDecoder.decode(bytes)
         let reencoded = CBOREncoder.encode(value)
         if vector.roundtrip {
-            #expect(hexString(reencoded) == vector.hex)
+            #expect(TestHex.string(reencoded) == vector.hex)
             #expect(value.encoded() == bytes)
         }
         // Whatever the input order, canonical re-encoding is stable and decodes back.
@@ -45,7 +46,7 @@ struct AppendixAVectorTests {
     func rejects(vector: AppendixAVector) throws {
         let expected = try #require(vector.expectedError)
         #expect(throws: expected) {
-            try CBORDecoder.decode(hex(vector.hex))
+            try CBORDecoder.decode(try #require(TestHex.bytes(vector.hex)))
         }
     }
 

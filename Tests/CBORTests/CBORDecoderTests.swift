@@ -1,5 +1,6 @@
 import CBOR
 import Testing
+import TestSupport
 
 @Suite("CBORDecoder")
 struct CBORDecoderTests {
@@ -366,7 +367,7 @@ struct CBORDecoderTests {
         let value = try CBORDecoder.decode(hex("a3 61 62 01 20 02 01 03"))
         let map = try #require(value.mapValue)
         #expect(map.keys == ["b", -1, 1])  // input order is kept
-        #expect(hexString(CBOREncoder.encode(value)) == "a3" + "0103" + "2002" + "616201")
+        #expect(TestHex.string(CBOREncoder.encode(value)) == "a3" + "0103" + "2002" + "616201")
     }
 
     @Test("decoded values have the expected shapes")

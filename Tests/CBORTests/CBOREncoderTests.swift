@@ -1,5 +1,6 @@
 import CBOR
 import Testing
+import TestSupport
 
 @Suite("CBOREncoder")
 struct CBOREncoderTests {
@@ -38,7 +39,7 @@ struct CBOREncoderTests {
 
     @Test("integers use the shortest head", arguments: integerCases)
     func shortestIntegers(testCase: IntegerCase) throws {
-        #expect(hexString(CBOREncoder.encode(testCase.value)) == testCase.hex)
+        #expect(TestHex.string(CBOREncoder.encode(testCase.value)) == testCase.hex)
         #expect(try CBORDecoder.decode(hex(testCase.hex)) == testCase.value)
     }
 
@@ -61,7 +62,7 @@ struct CBOREncoderTests {
         let encoded = CBOREncoder.encode(.map(map))
         // 1, 2, 3 (major 0), -1, -2 (major 1), "a", "b", "aa" (major 3; shorter first).
         #expect(
-            hexString(encoded)
+            TestHex.string(encoded)
                 == "a8" + "0100" + "0200" + "0300" + "2000" + "2100" + "616100" + "616200" + "62616100")
         #expect(try canonicalKeys(map) == [1, 2, 3, -1, -2, "a", "b", "aa"])
     }
@@ -71,7 +72,7 @@ struct CBOREncoderTests {
         // 1000 encodes in 3 bytes and "a" in 2, but major type 0 sorts before 3;
         // -1 (0x20) is shorter than 1000 but major type 1 sorts after 0.
         let map: CBORMap = ["a": 1, -1: 2, 1000: 3, .bytes([0]): 4]
-        #expect(hexString(CBOREncoder.encode(.map(map))) == "a4" + "1903e803" + "2002" + "410004" + "616101")
+        #expect(TestHex.string(CBOREncoder.encode(.map(map))) == "a4" + "1903e803" + "2002" + "410004" + "616101")
     }
 
     @Test("shorter encoding sorts first within a major type")
@@ -133,7 +134,7 @@ struct CBOREncoderTests {
         let inner: CBORMap = ["type": "public-key", "alg": -7]
         let outer: CBORMap = [4: [.map(inner)], 1: .map(["b": 2, "a": 1])]
         #expect(
-            hexString(CBOREncoder.encode(.map(outer)))
+            TestHex.string(CBOREncoder.encode(.map(outer)))
                 == "a2" + "01" + "a2" + "616101" + "616202"
                 + "04" + "81" + "a2" + "63616c6726" + "64747970656a7075626c69632d6b6579")
     }
@@ -152,7 +153,7 @@ struct CBOREncoderTests {
         var buffer: [UInt8] = [0xde, 0xad]
         CBOREncoder.encode([1, "a"], into: &buffer)
         CBOREncoder.encode(.null, into: &buffer)
-        #expect(hexString(buffer) == "dead" + "82016161" + "f6")
+        #expect(TestHex.string(buffer) == "dead" + "82016161" + "f6")
     }
 
     @Test("encodedLength matches the encoding")
@@ -168,9 +169,9 @@ struct CBOREncoderTests {
 
     @Test("text is encoded as its UTF-8 bytes, unnormalized")
     func textBytes() {
-        #expect(hexString(CBOREncoder.encode("\u{e9}")) == "62c3a9")
-        #expect(hexString(CBOREncoder.encode("e\u{301}")) == "6365cc81")
-        #expect(hexString(CBOREncoder.encode("\u{10151}")) == "64f0908591")
+        #expect(TestHex.string(CBOREncoder.encode("\u{e9}")) == "62c3a9")
+        #expect(TestHex.string(CBOREncoder.encode("e\u{301}")) == "6365cc81")
+        #expect(TestHex.string(CBOREncoder.encode("\u{10151}")) == "64f0908591")
     }
 
     @Test("simple values")

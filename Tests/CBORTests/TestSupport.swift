@@ -3,34 +3,6 @@ import Testing
 
 import CBOR
 
-// MARK: - Hex
-
-/// Parses a hex string, ignoring spaces. Records an issue on malformed input.
-func hex(_ string: String, sourceLocation: SourceLocation = #_sourceLocation) -> [UInt8] {
-    let digits = Array(string.filter { !$0.isWhitespace })
-    guard digits.count % 2 == 0 else {
-        Issue.record("odd-length hex string \(string)", sourceLocation: sourceLocation)
-        return []
-    }
-    var result: [UInt8] = []
-    result.reserveCapacity(digits.count / 2)
-    var index = 0
-    while index < digits.count {
-        guard let byte = UInt8(String(digits[index...index + 1]), radix: 16) else {
-            Issue.record("bad hex digits in \(string)", sourceLocation: sourceLocation)
-            return []
-        }
-        result.append(byte)
-        index += 2
-    }
-    return result
-}
-
-/// Lowercase hex of `bytes`, no separators.
-func hexString<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-    bytes.map { String(format: "%02x", $0) }.joined()
-}
-
 // MARK: - Fixtures
 
 /// One entry of `Fixtures/vectors/rfc8949-appendix-a.json`.

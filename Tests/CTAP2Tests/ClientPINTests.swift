@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import CardCrypto
 import Testing
+import TestSupport
 
 @Suite("authenticatorClientPIN (CTAP 2.1 §6.5)")
 struct ClientPINTests {
@@ -52,7 +53,7 @@ struct ClientPINTests {
     func permissionsSubcommandOnCTAP20() throws {
         let client = try TestClient(profile: .arculusFIDO2)
         try client.setPIN()
-        let reply = try client.tokenReply(Fixture.pin, .one, permissions: Permission.makeCredential, rpId: Fixture.rpId)
+        let reply = try client.tokenReply(Fixture.pin, .one, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
         #expect(reply.status == .invalidSubcommand)
     }
 
@@ -115,7 +116,7 @@ struct ClientPINTests {
         // CTAP2_ERR_PIN_AUTH_INVALID": a ciphertext that is not whole AES blocks cannot decrypt.
         let ragged = try session.encrypt(paddedPIN(Fixture.pin)).dropLast()
         let raggedRequest: CBORMap = [
-            .int(1): .int(pinProtocol.rawValue), .int(2): .int(3), .int(3): session.platformKeyAgreement,
+            .int(1): .int(pinProtocol.rawValue), .int(2): .int(3), .int(3): session.platformKey,
             .int(4): .bytes(session.authenticate(Array(ragged))), .int(5): .bytes(Array(ragged)),
         ]
         #expect(client.clientPIN(raggedRequest).status == .pinAuthInvalid)
@@ -179,7 +180,7 @@ struct ClientPINTests {
         let newPinEnc = Array(try session.encrypt(paddedPIN("98765")).dropLast(3))
         let pinHashEnc = try session.encrypt(pinHash(Fixture.pin))
         let request: CBORMap = [
-            .int(1): .int(pinProtocol.rawValue), .int(2): .int(4), .int(3): session.platformKeyAgreement,
+            .int(1): .int(pinProtocol.rawValue), .int(2): .int(4), .int(3): session.platformKey,
             .int(4): .bytes(session.authenticate(newPinEnc + pinHashEnc)), .int(5): .bytes(newPinEnc),
             .int(6): .bytes(pinHashEnc),
         ]
@@ -247,23 +248,23 @@ struct ClientPINTests {
         let client = try TestClient()
         try client.setPIN(Fixture.pin, pinProtocol)
         #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: 0).status == .invalidParameter)
-        #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: Permission.bioEnrollment).status
+        #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: PermissionBit.bioEnrollment).status
                 == .unauthorizedPermission)
-        #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: Permission.makeCredential | 0x20).status
+        #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential | 0x20).status
                 == .unauthorizedPermission, "acfg without authenticatorConfig")
         var request = try TestClient.tokenRequest(try client.session(pinProtocol), pin: Fixture.pin,
-                                                  permissions: Permission.makeCredential)
+                                                  permissions: PermissionBit.makeCredential)
         request[int: 2] = .int(9)
         request[int: 9] = nil
         #expect(client.clientPIN(request).status == .missingParameter)
         #expect(try client.pinRetries() == 8, "none of these was a PIN attempt")
         // CTAP 2.1 §6.5.5.7, the permissions table: mc and ga need a permissions RP ID.
-        for permissions in [Permission.makeCredential, Permission.getAssertion, Permission.makeCredential | Permission.getAssertion] {
+        for permissions in [PermissionBit.makeCredential, PermissionBit.getAssertion, PermissionBit.makeCredential | PermissionBit.getAssertion] {
             #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: permissions).status == .missingParameter,
                     "permissions \(permissions) without rpId")
         }
         #expect(try client.pinRetries() == 8, "none of these was a PIN attempt")
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: Permission.makeCredential | Permission.getAssertion,
+        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential | PermissionBit.getAssertion,
                                      rpId: Fixture.rpId)
         #expect(token.value.count == 32)
     }

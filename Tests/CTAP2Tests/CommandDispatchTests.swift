@@ -2,20 +2,21 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 @Suite("Command dispatch and request framing")
 struct CommandDispatchTests {
     @Test("selection: OK on CTAP 2.1, INVALID_COMMAND on CTAP 2.0")
     func selection() throws {
-        #expect(try TestClient(profile: .arculusFIDO21).send(Command.selection).status == .ok)
-        #expect(try TestClient(profile: .arculusFIDO2).send(Command.selection).status == .invalidCommand)
+        #expect(try TestClient(profile: .arculusFIDO21).send(CTAPByte.selection).status == .ok)
+        #expect(try TestClient(profile: .arculusFIDO2).send(CTAPByte.selection).status == .invalidCommand)
     }
 
     @Test("selection with user presence declined → OPERATION_DENIED")
     func selectionDeclined() throws {
         let client = try TestClient()
         client.authenticator.userPresence = { false }
-        #expect(client.send(Command.selection).status == .operationDenied)
+        #expect(client.send(CTAPByte.selection).status == .operationDenied)
     }
 
     @Test("unknown or unimplemented command bytes → INVALID_COMMAND (largeBlobs 0x0C, config 0x0D and the 0x41 preview where the profile has none)",
@@ -34,19 +35,19 @@ struct CommandDispatchTests {
     @Test("getInfo with trailing bytes → INVALID_LENGTH", arguments: [[0xA0], [0x00], [0xA0, 0x00]] as [[UInt8]])
     func getInfoTrailing(body: [UInt8]) throws {
         let client = try TestClient()
-        #expect(client.sendRaw([Command.getInfo] + body).status == .invalidLength)
+        #expect(client.sendRaw([CTAPByte.getInfo] + body).status == .invalidLength)
     }
 
     /// Valid request bodies whose every strict prefix must be refused.
     static func validBodies(_ client: TestClient) throws -> [(String, UInt8, [UInt8])] {
         let session = try client.session(.two)
         return [
-            ("makeCredential", Command.makeCredential,
+            ("makeCredential", CTAPByte.makeCredential,
              CBOREncoder.encode(.map(TestClient.makeCredentialRequest(extensions: ["credProtect": 2], options: ["rk": true])))),
-            ("getAssertion", Command.getAssertion,
+            ("getAssertion", CTAPByte.getAssertion,
              CBOREncoder.encode(.map(TestClient.getAssertionRequest(allowList: [[UInt8](repeating: 1, count: 81)],
                                                                     options: ["up": true])))),
-            ("clientPIN setPIN", Command.clientPIN,
+            ("clientPIN setPIN", CTAPByte.clientPIN,
              CBOREncoder.encode(.map(try TestClient.setPINRequest(session, newPINBlock: paddedPIN(Fixture.pin))))),
         ]
     }
@@ -65,7 +66,7 @@ struct CommandDispatchTests {
         #expect(!client.authenticator.state.isPINSet)
         #expect(client.authenticator.state.residentCredentials.isEmpty)
         // The unmodified bodies are accepted (so the prefixes failed for being prefixes).
-        for (name, command, body) in try Self.validBodies(client) where command != Command.getAssertion {
+        for (name, command, body) in try Self.validBodies(client) where command != CTAPByte.getAssertion {
             #expect(client.sendRaw([command] + body).status == .ok, "\(name)")
         }
     }
@@ -88,7 +89,7 @@ struct CommandDispatchTests {
     ]
 
     @Test("malformed CBOR bodies → exact status", arguments: malformed.map(\.0),
-          [Command.makeCredential, Command.getAssertion, Command.clientPIN, Command.credentialManagement])
+          [CTAPByte.makeCredential, CTAPByte.getAssertion, CTAPByte.clientPIN, CTAPByte.credentialManagement])
     func malformedBody(name: String, command: UInt8) throws {
         let (_, body, expected) = try #require(Self.malformed.first { $0.0 == name })
         let client = try TestClient()

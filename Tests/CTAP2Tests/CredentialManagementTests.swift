@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import CardCrypto
 import Testing
+import TestSupport
 
 /// credentialManagement subcommand numbers (CTAP 2.1 §6.8).
 enum CM {
@@ -37,7 +38,7 @@ struct CredentialManagementTests {
         }
 
         func cmToken(_ pinProtocol: PlatformPIN = .two, rpId: String? = nil) throws -> PlatformToken {
-            try client.token(Fixture.pin, pinProtocol, permissions: Permission.credentialManagement, rpId: rpId)
+            try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.credentialManagement, rpId: rpId)
         }
     }
 
@@ -80,7 +81,7 @@ struct CredentialManagementTests {
         let client = try TestClient()
         try client.setPIN()
         _ = try client.makeCredential()
-        let token = try client.token(permissions: Permission.credentialManagement)
+        let token = try client.token(permissions: PermissionBit.credentialManagement)
         #expect(client.credentialManagement(CM.enumerateRPsBegin, token: token).status == .noCredentials)
         #expect(try client.credentialManagement(CM.getCredsMetadata, token: token).body()[int: 1] == .int(0))
     }
@@ -224,20 +225,20 @@ struct CredentialManagementTests {
         let token = try setup.cmToken()
         var request = TestClient.credentialManagementRequest(CM.getCredsMetadata, token: token)
         request[int: 4] = .bytes(token.authenticate([UInt8(CM.enumerateRPsBegin)]))
-        #expect(client.send(Command.credentialManagement, request).status == .pinAuthInvalid, "MAC over another subcommand")
+        #expect(client.send(CTAPByte.credentialManagement, request).status == .pinAuthInvalid, "MAC over another subcommand")
 
         // The MAC covers subCommandParams: changing them after authenticating fails.
         request = TestClient.credentialManagementRequest(CM.deleteCredential, parameters: [.int(2): TestClient.descriptor(setup.bob.id)],
                                                          token: token)
         request[int: 2] = .map([.int(2): TestClient.descriptor(setup.alice.id)])
-        #expect(client.send(Command.credentialManagement, request).status == .pinAuthInvalid)
+        #expect(client.send(CTAPByte.credentialManagement, request).status == .pinAuthInvalid)
         #expect(client.authenticator.state.residentCredentials.count == 3)
 
         request = TestClient.credentialManagementRequest(CM.getCredsMetadata, token: token)
         request[int: 3] = nil
-        #expect(client.send(Command.credentialManagement, request).status == .missingParameter)
+        #expect(client.send(CTAPByte.credentialManagement, request).status == .missingParameter)
         request[int: 3] = 3
-        #expect(client.send(Command.credentialManagement, request).status == .invalidParameter)
+        #expect(client.send(CTAPByte.credentialManagement, request).status == .invalidParameter)
 
         #expect(client.credentialManagement(CM.getCredsMetadata, token: token).status == .ok, "the cm token is still good")
     }
@@ -265,7 +266,7 @@ struct CredentialManagementTests {
         let setup = try Setup()
         let token = try setup.cmToken()
         #expect(setup.client.credentialManagement(0x08, token: token).status == .invalidSubcommand)
-        #expect(setup.client.send(Command.credentialManagement, [.int(3): 2]).status == .missingParameter)
+        #expect(setup.client.send(CTAPByte.credentialManagement, [.int(3): 2]).status == .missingParameter)
     }
 
     @Test("credentialManagement does not exist on the CTAP 2.0 card → INVALID_COMMAND")

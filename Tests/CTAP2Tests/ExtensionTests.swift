@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import CardCrypto
 import Testing
+import TestSupport
 
 @Suite("credProtect (CTAP 2.1 §12.1)")
 struct CredProtectTests {
@@ -56,7 +57,7 @@ struct HMACSecretTests {
     static func input(_ session: PlatformSession, salts: [UInt8]) throws -> CBORValue {
         let saltEnc = try session.encrypt(salts)
         return .map([
-            .int(1): session.platformKeyAgreement, .int(2): .bytes(saltEnc),
+            .int(1): session.platformKey, .int(2): .bytes(saltEnc),
             .int(3): .bytes(session.authenticate(saltEnc)), .int(4): .int(session.pinProtocol.rawValue),
         ])
     }

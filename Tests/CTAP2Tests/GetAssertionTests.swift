@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import CardCrypto
 import Testing
+import TestSupport
 
 @Suite("authenticatorGetAssertion and authenticatorGetNextAssertion")
 struct GetAssertionTests {
@@ -88,18 +89,18 @@ struct GetAssertionTests {
         #expect(third.credentialId == made[0].id)
         #expect(third.verifies(with: made[0].publicKey))
         #expect(third.user == ["id": .bytes([1])])
-        #expect(client.send(Command.getNextAssertion).status == .notAllowed)
+        #expect(client.send(CTAPByte.getNextAssertion).status == .notAllowed)
     }
 
     @Test("getNextAssertion without a getAssertion → NOT_ALLOWED")
     func nextWithoutGetAssertion() throws {
         let client = try TestClient()
-        #expect(client.send(Command.getNextAssertion).status == .notAllowed)
+        #expect(client.send(CTAPByte.getNextAssertion).status == .notAllowed)
         let made = try client.makeCredential(userId: [1], rk: true)
         _ = try client.makeCredential(userId: [2], rk: true)
         // An allowList assertion leaves nothing to continue.
         _ = try client.assert(allowList: [made.id])
-        #expect(client.send(Command.getNextAssertion).status == .notAllowed)
+        #expect(client.send(CTAPByte.getNextAssertion).status == .notAllowed)
     }
 
     @Test("getNextAssertion with parameters → INVALID_LENGTH")
@@ -107,7 +108,7 @@ struct GetAssertionTests {
         let client = try TestClient()
         for index in 1...2 { _ = try client.makeCredential(userId: [UInt8(index)], rk: true) }
         _ = try client.assert()
-        #expect(client.send(Command.getNextAssertion, [.int(1): 1]).status == .invalidLength)
+        #expect(client.send(CTAPByte.getNextAssertion, [.int(1): 1]).status == .invalidLength)
     }
 
     @Test("getNextAssertion state expires 30 s after the last assertion")
@@ -124,9 +125,9 @@ struct GetAssertionTests {
 
         _ = try client.assert()
         clock.now += 30.5
-        #expect(client.send(Command.getNextAssertion).status == .notAllowed)
+        #expect(client.send(CTAPByte.getNextAssertion).status == .notAllowed)
         clock.now -= 10
-        #expect(client.send(Command.getNextAssertion).status == .notAllowed, "the state was discarded")
+        #expect(client.send(CTAPByte.getNextAssertion).status == .notAllowed, "the state was discarded")
     }
 
     @Test("getNextAssertion state is lost at power-off")
@@ -135,7 +136,7 @@ struct GetAssertionTests {
         for index in 1...2 { _ = try client.makeCredential(userId: [UInt8(index)], rk: true) }
         _ = try client.assert()
         client.powerCycle()
-        #expect(client.send(Command.getNextAssertion).status == .notAllowed)
+        #expect(client.send(CTAPByte.getNextAssertion).status == .notAllowed)
     }
 
     @Test("another command in between ends the getNextAssertion sequence")
@@ -144,7 +145,7 @@ struct GetAssertionTests {
         for index in 1...3 { _ = try client.makeCredential(userId: [UInt8(index)], rk: true) }
         _ = try client.assert()
         _ = try client.getInfo()
-        #expect(client.send(Command.getNextAssertion).status == .notAllowed)
+        #expect(client.send(CTAPByte.getNextAssertion).status == .notAllowed)
     }
 
     @Test("user details: id only for a single account even with UV; name and displayName with UV when several")
@@ -194,7 +195,7 @@ struct GetAssertionTests {
         let client = try TestClient()
         try client.setPIN()
         let made = try client.makeCredential()
-        let token = try client.token(permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        let token = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
         let silent = try client.assert(allowList: [made.id], options: ["up": false], token: token)
         #expect(silent.authData.uv)
         #expect(!silent.authData.up)
@@ -283,13 +284,13 @@ struct GetAssertionTests {
         let client = try TestClient()
         try client.setPIN()
         let made = try client.makeCredential()
-        let mcOnly = try client.token(permissions: Permission.makeCredential, rpId: Fixture.rpId)
+        let mcOnly = try client.token(permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], token: mcOnly)).status
                 == .pinAuthInvalid)
-        let otherRP = try client.token(permissions: Permission.getAssertion, rpId: Fixture.otherRpId)
+        let otherRP = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.otherRpId)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], token: otherRP)).status
                 == .pinAuthInvalid)
-        let good = try client.token(permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        let good = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
         #expect(try client.assert(allowList: [made.id], token: good).authData.uv)
     }
 
@@ -299,7 +300,7 @@ struct GetAssertionTests {
         try client.setPIN()
         let made = try client.makeCredential(rk: true, token: try client.token())
         #expect(try client.assert(allowList: [made.id]).credentialId == made.id)
-        let token = try client.token(permissions: Permission.credentialManagement)
+        let token = try client.token(permissions: PermissionBit.credentialManagement)
         let delete = client.credentialManagement(0x06, parameters: [.int(2): TestClient.descriptor(made.id)], token: token)
         #expect(delete.status == .ok)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id])).status == .noCredentials)

@@ -1,6 +1,7 @@
 import CBOR
 import CTAP2
 import Testing
+import TestSupport
 
 /// What each built-in profile must report, written from the card models' published facts
 /// (CTAP 2.1 §6.4 member numbers).
@@ -99,7 +100,7 @@ struct GetInfoTests {
     @Test("the response is canonical CBOR (keys in canonical order)")
     func canonical() throws {
         let client = try TestClient()
-        let reply = client.send(Command.getInfo)
+        let reply = client.send(CTAPByte.getInfo)
         let body = Array(reply.bytes.dropFirst())
         #expect(CBOREncoder.encode(try CBORDecoder.decode(body)) == body)
     }

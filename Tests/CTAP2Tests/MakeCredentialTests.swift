@@ -3,6 +3,7 @@ import CTAP2
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 @Suite("authenticatorMakeCredential")
 struct MakeCredentialTests {
@@ -233,9 +234,9 @@ struct MakeCredentialTests {
     func tokenWithoutMakeCredentialPermission() throws {
         let client = try TestClient()
         try client.setPIN()
-        let token = try client.token(permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        let token = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: token)).status == .pinAuthInvalid)
-        let cmToken = try client.token(permissions: Permission.credentialManagement)
+        let cmToken = try client.token(permissions: PermissionBit.credentialManagement)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: cmToken)).status == .pinAuthInvalid)
     }
 
@@ -243,9 +244,9 @@ struct MakeCredentialTests {
     func tokenBoundToAnotherRP() throws {
         let client = try TestClient()
         try client.setPIN()
-        let other = try client.token(permissions: Permission.makeCredential, rpId: Fixture.otherRpId)
+        let other = try client.token(permissions: PermissionBit.makeCredential, rpId: Fixture.otherRpId)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: other)).status == .pinAuthInvalid)
-        let same = try client.token(permissions: Permission.makeCredential, rpId: Fixture.rpId)
+        let same = try client.token(permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
         #expect(try client.makeCredential(token: same).authData.uv)
     }
 

@@ -3,6 +3,7 @@ import ArculusCard
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// Storage that records every state it is asked to save, and can refuse to save.
 final class RecordingStorage: CardStorage {
@@ -63,7 +64,7 @@ struct PINLockoutTests {
         #expect(try client.changePIN(from: Fixture.pin, to: "98765", pinProtocol).status == .pinBlocked)
         #expect(try client.pinRetries() == 0)
 
-        #expect(client.send(Command.reset).status == .ok)
+        #expect(client.send(CTAPByte.reset).status == .ok)
         #expect(!client.authenticator.state.isPINSet)
         #expect(client.clientPIN([.int(2): .int(1)]).status == .pinNotSet)
         #expect(try client.getInfo()[int: 4]?.mapValue?[text: "clientPin"] == false)

@@ -1,6 +1,7 @@
 import CBOR
 import CTAP2
 import Testing
+import TestSupport
 
 /// PIN/UV auth protocol two authenticates with the whole HMAC-SHA-256 (32 bytes, CTAP 2.1
 /// §6.5.7 authenticate/verify); protocol one with its first 16 bytes. A card that compared only a
@@ -34,9 +35,9 @@ struct PINProtocolTwoParamTests {
 
     static func permission(_ command: Command) -> UInt64 {
         switch command {
-        case .makeCredential: Permission.makeCredential
-        case .getAssertion: Permission.getAssertion
-        case .credentialManagement: Permission.credentialManagement
+        case .makeCredential: PermissionBit.makeCredential
+        case .getAssertion: PermissionBit.getAssertion
+        case .credentialManagement: PermissionBit.credentialManagement
         }
     }
 

@@ -1,6 +1,7 @@
 import CBOR
 import CTAP2
 import Testing
+import TestSupport
 
 @Suite("authenticatorReset (CTAP 2.1 §6.6)")
 struct ResetTests {
@@ -13,7 +14,7 @@ struct ResetTests {
         _ = try client.tokenReply("0000")
         let counter = client.authenticator.state.signatureCounter
 
-        #expect(client.send(Command.reset).status == .ok)
+        #expect(client.send(CTAPByte.reset).status == .ok)
         #expect(client.authenticator.state.residentCredentials.isEmpty)
         #expect(!client.authenticator.state.isPINSet)
         #expect(client.clientPIN([.int(2): .int(1)]).status == .pinNotSet, "no PIN, no retries to count")
@@ -33,12 +34,12 @@ struct ResetTests {
         client.authenticator.use(clock)
         try client.setPIN()
         clock.now += 10.5
-        #expect(client.send(Command.reset).status == .notAllowed)
+        #expect(client.send(CTAPByte.reset).status == .notAllowed)
         #expect(client.authenticator.state.isPINSet)
 
         client.powerCycle()
         clock.now += 9
-        #expect(client.send(Command.reset).status == .ok)
+        #expect(client.send(CTAPByte.reset).status == .ok)
         #expect(!client.authenticator.state.isPINSet)
     }
 
@@ -47,7 +48,7 @@ struct ResetTests {
         let client = try TestClient()
         try client.setPIN()
         client.authenticator.userPresence = { false }
-        #expect(client.send(Command.reset).status == .operationDenied)
+        #expect(client.send(CTAPByte.reset).status == .operationDenied)
         #expect(client.authenticator.state.isPINSet)
     }
 
@@ -55,7 +56,7 @@ struct ResetTests {
     func withBody() throws {
         let client = try TestClient()
         try client.setPIN()
-        #expect(client.send(Command.reset, [.int(1): 1]).status == .invalidLength)
+        #expect(client.send(CTAPByte.reset, [.int(1): 1]).status == .invalidLength)
         #expect(client.authenticator.state.isPINSet)
     }
 
@@ -64,7 +65,7 @@ struct ResetTests {
         let client = try TestClient()
         try client.setPIN()
         let token = try client.token()
-        #expect(client.send(Command.reset).status == .ok)
+        #expect(client.send(CTAPByte.reset).status == .ok)
         try client.setPIN()
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: token)).status == .pinAuthInvalid)
     }

@@ -3,6 +3,7 @@ import CTAP2
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// A parsed U2F registration response (FIDO U2F Raw Message Formats §4.3).
 struct U2FRegistration {

@@ -2,12 +2,13 @@ import ArculusCard
 import CTAPClient
 import Testing
 import FIDOWire
+import TestSupport
 
 /// The NFC binding on the wire: the exact APDUs the client sends and how it follows the card.
 @Suite("NFC channel", .timeLimit(.minutes(1)))
 struct ChannelTests {
-    static let select = [UInt8](hexString: "00A4040008A0000006472F000100")
-    static let getInfo = [UInt8](hexString: "80108000010400")
+    static let select = hex("00A4040008A0000006472F000100")
+    static let getInfo = hex("80108000010400")
 
     @Test("opening sends SELECT of the FIDO AID, then getInfo in NFCCTAP_MSG with P1 80")
     func openingAPDUs() throws {

@@ -117,11 +117,23 @@ struct ClientPINTests {
 
     @Test("a PIN of 63 bytes and one of 4 code points in 8 bytes are accepted")
     func policyEdges() throws {
-        let (client, _) = try Fixture.client()
-        try client.setPIN(String(repeating: "7", count: 63))
-        let (other, _) = try Fixture.client()
+        let longest = String(repeating: "7", count: 63)
+        let (client, transport) = try Fixture.client()
+        try client.setPIN(longest)
+        // The card holds all 63 bytes: that PIN opens it, and the same PIN one byte shorter does not.
+        #expect(transport.card.pinState.isSet)
+        #expect(transport.card.authenticator.pinLength == 63)
+        #expect(try client.pinToken(pin: longest, permissions: .getAssertion, rpID: Fixture.rpID).value.count == 32)
+        #expect(Fixture.ctapStatus { _ = try client.pinToken(pin: String(longest.dropLast()), permissions: .getAssertion, rpID: Fixture.rpID) }
+                == .pinInvalid)
+        let (other, otherTransport) = try Fixture.client()
         try other.setPIN("ééöö")
-        _ = try other.pinToken(pin: "ééöö", permissions: .getAssertion, rpID: Fixture.rpID)
+        // Four code points (eight bytes of UTF-8) meet a minimum of four.
+        #expect(otherTransport.card.authenticator.pinLength == 4)
+        let token = try other.pinToken(pin: "ééöö", permissions: .getAssertion, rpID: Fixture.rpID)
+        #expect(token.value.count == 32)
+        #expect(token.rpID == Fixture.rpID)
+        #expect(try other.pinRetries().retries == 8)
     }
 
     @Test("a token without a PIN set: CTAP2_ERR_PIN_NOT_SET")

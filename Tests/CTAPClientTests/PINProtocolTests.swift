@@ -67,18 +67,22 @@ struct PINProtocolTests {
         #expect(platformPINUVAuthProtocol(version: 3) == nil)
     }
 
-    @Test("COSE keys: round trip, and wrong kty / curve / coordinates are malformed")
-    func cose() throws {
+    @Test("a card's key-agreement key that is not EC2 P-256 is a malformed response saying why", arguments: [
+        (COSEKeyLabel.keyType, CBORValue.int(3), "a COSE key whose kty is not EC2"),
+        (COSEKeyLabel.curve, .int(2), "a COSE key whose curve is not P-256"),
+        (COSEKeyLabel.y, .bytes([UInt8](repeating: 1, count: 32)), "a COSE key whose point is not on P-256"),
+    ])
+    func malformedCardKey(label: Int, value: CBORValue, message: String) throws {
+        let (recorded, recorder) = try Fixture.client()
         let (_, key) = try Self.cardKey()
-        #expect(try COSEPublicKey(cbor: key.cbor) == key)
-        var wrongType = key.cbor.mapValue ?? CBORMap()
-        wrongType[.int(1)] = .int(3)
-        #expect(throws: CTAPClientError.malformedResponse("a COSE key whose kty is not EC2")) { _ = try COSEPublicKey(cbor: .map(wrongType)) }
-        var wrongCurve = key.cbor.mapValue ?? CBORMap()
-        wrongCurve[.int(-1)] = .int(2)
-        #expect(throws: CTAPClientError.malformedResponse("a COSE key whose curve is not P-256")) { _ = try COSEPublicKey(cbor: .map(wrongCurve)) }
-        var offCurve = key.cbor.mapValue ?? CBORMap()
-        offCurve[.int(-3)] = .bytes([UInt8](repeating: 1, count: 32))
-        #expect(throws: CTAPClientError.malformedResponse("a COSE key whose point is not on P-256")) { _ = try COSEPublicKey(cbor: .map(offCurve)) }
+        var map = try #require(key.cbor.mapValue)
+        map[int: label] = value
+        let answer = [0x00] + CBOREncoder.encode(.map([.int(1): .map(map)])) + [0x90, 0x00]
+        let card = ScriptedCardTransport(zip(recorder.sent, recorder.received).map { .exchange(command: $0, response: $1) }
+                                         + [.anyCommand(response: answer)])
+        let client = try CTAPClient(transport: card)
+        #expect(client.info == recorded.info)
+        let pinProtocol = try #require(platformPINUVAuthProtocol(version: 2))
+        #expect(throws: CTAPClientError.malformedResponse(message)) { _ = try client.keyAgreement(pinProtocol) }
     }
 }

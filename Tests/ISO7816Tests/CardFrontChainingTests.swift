@@ -1,6 +1,7 @@
 import ISO7816
 import Testing
 import FIDOWire
+import TestSupport
 
 @Suite("CardFront: command and response chaining")
 struct CardFrontChainingTests {
@@ -30,32 +31,32 @@ struct CardFrontChainingTests {
         applet.ctapResponder = { _ in (0..<1001).map { UInt8(truncatingIfNeeded: $0) } }
         let front = Wire.selectedFront(applet)
         var collected: [UInt8] = []
-        var response = ResponseAPDU(parsing: front.transmit(Wire.hex("8010800001 04 00")))!
+        var response = ResponseAPDU(parsing: front.transmit(hex("8010800001 04 00")))!
         #expect(response.statusWord == StatusWord(rawValue: 0x6100))
         collected += response.data
-        response = ResponseAPDU(parsing: front.transmit(Wire.hex("00C0000000")))!
+        response = ResponseAPDU(parsing: front.transmit(hex("00C0000000")))!
         #expect(response.statusWord == StatusWord(rawValue: 0x6100))
         collected += response.data
-        response = ResponseAPDU(parsing: front.transmit(Wire.hex("80C0000000")))!
+        response = ResponseAPDU(parsing: front.transmit(hex("80C0000000")))!
         #expect(response.statusWord == StatusWord(rawValue: 0x61E9))
         collected += response.data
         // A smaller Le than what is left: 16 bytes, the rest still waits.
-        response = ResponseAPDU(parsing: front.transmit(Wire.hex("00C0000010")))!
+        response = ResponseAPDU(parsing: front.transmit(hex("00C0000010")))!
         #expect(response.statusWord == StatusWord(rawValue: 0x61D9))
         collected += response.data
-        response = ResponseAPDU(parsing: front.transmit(Wire.hex("00C00000D9")))!
+        response = ResponseAPDU(parsing: front.transmit(hex("00C00000D9")))!
         #expect(response.statusWord == .success)
         collected += response.data
         #expect(collected == (0..<1001).map { UInt8(truncatingIfNeeded: $0) })
-        #expect(Wire.sw(front.transmit(Wire.hex("00C0000000"))) == .conditionsNotSatisfied)
+        #expect(Wire.sw(front.transmit(hex("00C0000000"))) == .conditionsNotSatisfied)
     }
 
     @Test func getResponseLongerThanRemainderEndsWith9000() {
         let applet = FakeApplet()
         applet.ctapResponder = { _ in Array(repeating: 0x42, count: 300) }
         let front = Wire.selectedFront(applet)
-        #expect(Wire.sw(front.transmit(Wire.hex("8010800001 04 00"))) == .bytesRemaining(44))
-        let last = front.transmit(Wire.hex("80C0000000"))
+        #expect(Wire.sw(front.transmit(hex("8010800001 04 00"))) == .bytesRemaining(44))
+        let last = front.transmit(hex("80C0000000"))
         #expect(last == Array(repeating: 0x42, count: 44) + [0x90, 0x00])
     }
 
@@ -63,13 +64,13 @@ struct CardFrontChainingTests {
         let applet = FakeApplet()
         applet.ctapResponder = { _ in Array(repeating: 0x42, count: 300) }
         let front = Wire.selectedFront(applet)
-        #expect(Wire.sw(front.transmit(Wire.hex("8010800001 04 00"))) == .bytesRemaining(44))
-        #expect(Wire.sw(front.transmit(Wire.hex("00030000"))) == .success)
-        #expect(Wire.sw(front.transmit(Wire.hex("00C0000000"))) == .conditionsNotSatisfied)
+        #expect(Wire.sw(front.transmit(hex("8010800001 04 00"))) == .bytesRemaining(44))
+        #expect(Wire.sw(front.transmit(hex("00030000"))) == .success)
+        #expect(Wire.sw(front.transmit(hex("00C0000000"))) == .conditionsNotSatisfied)
         // A malformed APDU discards it too.
-        #expect(Wire.sw(front.transmit(Wire.hex("8010800001 04 00"))) == .bytesRemaining(44))
-        #expect(Wire.sw(front.transmit(Wire.hex("00C000"))) == .wrongLength)
-        #expect(Wire.sw(front.transmit(Wire.hex("00C0000000"))) == .conditionsNotSatisfied)
+        #expect(Wire.sw(front.transmit(hex("8010800001 04 00"))) == .bytesRemaining(44))
+        #expect(Wire.sw(front.transmit(hex("00C000"))) == .wrongLength)
+        #expect(Wire.sw(front.transmit(hex("00C0000000"))) == .conditionsNotSatisfied)
     }
 
     @Test func extendedAPDUGetsWholeResponse() {
@@ -126,7 +127,7 @@ struct CardFrontChainingTests {
         for _ in 0..<10_000 {
             #expect(front.transmit(piece) == [0x90, 0x00])
         }
-        #expect(front.transmit(Wire.hex("8010800001 01 00")) == [0x39, 0x90, 0x00])
+        #expect(front.transmit(hex("8010800001 01 00")) == [0x39, 0x90, 0x00])
         #expect(applet.ctapRequests.isEmpty)
     }
 
@@ -151,10 +152,10 @@ struct CardFrontChainingTests {
     @Test func differentCommandInsideChainAnswers6883() {
         let applet = FakeApplet()
         let front = Wire.selectedFront(applet)
-        #expect(front.transmit(Wire.hex("9010800002 0102")) == [0x90, 0x00])
+        #expect(front.transmit(hex("9010800002 0102")) == [0x90, 0x00])
         #expect(front.transmit(Wire.select) == [0x68, 0x83])
         // The chain is gone: the next final piece is a whole new command.
-        #expect(front.transmit(Wire.hex("8010800001 04 00")) == [0x00, 0x04, 0x90, 0x00])
+        #expect(front.transmit(hex("8010800001 04 00")) == [0x00, 0x04, 0x90, 0x00])
         #expect(applet.ctapRequests == [[0x04]])
     }
 
@@ -180,8 +181,8 @@ struct CardFrontChainingTests {
     func interleavedChainIsDiscarded(_ interloper: Interloper) {
         let applet = FakeApplet()
         let front = Wire.selectedFront(applet)
-        #expect(front.transmit(Wire.hex("9010800002 0102")) == [0x90, 0x00])
-        #expect(Wire.sw(front.transmit(Wire.hex(interloper.hex))) == .lastCommandOfChainExpected)
+        #expect(front.transmit(hex("9010800002 0102")) == [0x90, 0x00])
+        #expect(Wire.sw(front.transmit(hex(interloper.hex))) == .lastCommandOfChainExpected)
         var client = ChainingClient.libfido2
         let response = client.send(front, cla: 0x80, ins: 0x10, p1: 0x80, p2: 0x00, data: Array(repeating: 0x07, count: 700))
         #expect(response.data == [0x00] + Array(repeating: 0x07, count: 700))
@@ -191,10 +192,10 @@ struct CardFrontChainingTests {
     @Test func chainOfTheSameCommandNeedsItsHeaderChecked() {
         let front = FrontUnderTest(applet: FakeApplet())
         // Not selected: refused at the first piece, so no chain is opened.
-        #expect(Wire.sw(front.transmit(Wire.hex("9010800001 01"))) == .conditionsNotSatisfied)
+        #expect(Wire.sw(front.transmit(hex("9010800001 01"))) == .conditionsNotSatisfied)
         _ = front.transmit(Wire.select)
-        #expect(Wire.sw(front.transmit(Wire.hex("9010110001 01"))) == .incorrectP1P2)
-        #expect(Wire.sw(front.transmit(Wire.hex("9010800001 01"))) == .success)
+        #expect(Wire.sw(front.transmit(hex("9010110001 01"))) == .incorrectP1P2)
+        #expect(Wire.sw(front.transmit(hex("9010800001 01"))) == .success)
     }
 
     @Test func chainedU2FRegister() {

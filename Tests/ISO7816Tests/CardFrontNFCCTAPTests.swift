@@ -1,17 +1,18 @@
 import ISO7816
 import Testing
+import TestSupport
 
 @Suite("CardFront: NFCCTAP_MSG, NFCCTAP_GETRESPONSE, busy polling and cancel")
 struct CardFrontNFCCTAPTests {
-    static let getInfo = Wire.hex("8010800001 04 00")
-    static let poll = Wire.hex("8011000000")
-    static let cancel = Wire.hex("8011110000")
+    static let getInfo = hex("8010800001 04 00")
+    static let poll = hex("8011000000")
+    static let cancel = hex("8011110000")
 
     @Test func directAnswerWithoutBusyFirst() {
         let applet = FakeApplet()
         let front = Wire.selectedFront(applet)
         #expect(front.transmit(Self.getInfo) == [0x00, 0x04, 0x90, 0x00])
-        #expect(front.transmit(Wire.hex("8010000001 04")) == [0x00, 0x04, 0x90, 0x00])
+        #expect(front.transmit(hex("8010000001 04")) == [0x00, 0x04, 0x90, 0x00])
         #expect(Wire.sw(front.transmit(Self.poll)) == .conditionsNotSatisfied)
     }
 
@@ -33,7 +34,7 @@ struct CardFrontNFCCTAPTests {
     @Test func busyFirstOnlyForP1_80() {
         let applet = FakeApplet()
         let front = Wire.selectedFront(applet, options: .init(busyFirst: true))
-        #expect(front.transmit(Wire.hex("8010000001 04 00")) == [0x00, 0x04, 0x90, 0x00])
+        #expect(front.transmit(hex("8010000001 04 00")) == [0x00, 0x04, 0x90, 0x00])
     }
 
     /// python-fido2's loop: while 9100, read the keepalive byte and poll again.

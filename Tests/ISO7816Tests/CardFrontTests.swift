@@ -1,6 +1,7 @@
 import ISO7816
 import Testing
 import FIDOWire
+import TestSupport
 
 @Suite("CardFront: selection, status words, robustness")
 struct CardFrontTests {
@@ -67,11 +68,11 @@ struct CardFrontTests {
     func badAPDUGetsExactStatusWord(_ bad: BadAPDU) {
         let applet = FakeApplet()
         let front = Wire.selectedFront(applet)
-        #expect(Wire.sw(front.transmit(Wire.hex(bad.hex))) == StatusWord(rawValue: bad.sw))
+        #expect(Wire.sw(front.transmit(hex(bad.hex))) == StatusWord(rawValue: bad.sw))
         #expect(applet.ctapRequests.isEmpty && applet.registers.isEmpty && applet.authenticates.isEmpty)
         // The front keeps working afterwards (a wrong-AID SELECT deselects, so select again).
         _ = front.transmit(Wire.select)
-        let response = front.transmit(Wire.hex("8010800001 04 00"))
+        let response = front.transmit(hex("8010800001 04 00"))
         #expect(response == [0x00, 0x04, 0x90, 0x00])
     }
 
@@ -84,24 +85,24 @@ struct CardFrontTests {
 
     /// Before SELECT the applet's commands answer 6985 (conditions of use not satisfied).
     @Test(arguments: beforeSelect)
-    func commandsBeforeSelectAnswer6985(_ hex: String) {
+    func commandsBeforeSelectAnswer6985(_ apdu: String) {
         let applet = FakeApplet()
         let front = FrontUnderTest(applet: applet)
-        #expect(Wire.sw(front.transmit(Wire.hex(hex))) == .conditionsNotSatisfied)
+        #expect(Wire.sw(front.transmit(hex(apdu))) == .conditionsNotSatisfied)
         #expect(applet.ctapRequests.isEmpty)
     }
 
     @Test func selectVariants() {
         let front = FrontUnderTest(applet: FakeApplet())
         let fido = Array("FIDO_2_0".utf8)
-        #expect(front.transmit(Wire.hex("00A4040008 A0000006472F0001 00")) == fido + [0x90, 0x00])
-        #expect(front.transmit(Wire.hex("00A4040008 A0000006472F0001")) == fido + [0x90, 0x00])
-        #expect(front.transmit(Wire.hex("00A4040C08 A0000006472F0001")) == [0x90, 0x00])
-        #expect(front.transmit(Wire.hex("00A4040008 A0000006472F0001 05")) == Array("FIDO_".utf8) + [0x61, 0x03])
-        #expect(front.transmit(Wire.hex("00C0000003")) == Array("2_0".utf8) + [0x90, 0x00])
+        #expect(front.transmit(hex("00A4040008 A0000006472F0001 00")) == fido + [0x90, 0x00])
+        #expect(front.transmit(hex("00A4040008 A0000006472F0001")) == fido + [0x90, 0x00])
+        #expect(front.transmit(hex("00A4040C08 A0000006472F0001")) == [0x90, 0x00])
+        #expect(front.transmit(hex("00A4040008 A0000006472F0001 05")) == Array("FIDO_".utf8) + [0x61, 0x03])
+        #expect(front.transmit(hex("00C0000003")) == Array("2_0".utf8) + [0x90, 0x00])
         #expect(front.isAppletSelected)
         // Extended-length SELECT.
-        #expect(front.transmit(Wire.hex("00A40400 000008 A0000006472F0001 0000")) == fido + [0x90, 0x00])
+        #expect(front.transmit(hex("00A40400 000008 A0000006472F0001 0000")) == fido + [0x90, 0x00])
     }
 
     @Test func selectAnswerU2FOnly() {
@@ -110,25 +111,25 @@ struct CardFrontTests {
         applet.supportsCTAP2 = false
         let front = Wire.selectedFront(applet)
         #expect(front.transmit(Wire.select) == Array("U2F_V2".utf8) + [0x90, 0x00])
-        #expect(Wire.sw(front.transmit(Wire.hex("8010800001 04 00"))) == .insNotSupported)
-        #expect(Wire.sw(front.transmit(Wire.hex("8011000000"))) == .insNotSupported)
+        #expect(Wire.sw(front.transmit(hex("8010800001 04 00"))) == .insNotSupported)
+        #expect(Wire.sw(front.transmit(hex("8011000000"))) == .insNotSupported)
     }
 
     @Test func ctapOnlyRefusesU2F() {
         let applet = FakeApplet()
         applet.supportsU2F = false
         let front = Wire.selectedFront(applet)
-        #expect(Wire.sw(front.transmit(Wire.hex("00030000"))) == .insNotSupported)
-        #expect(Wire.sw(front.transmit(Wire.hex("0001000040" + String(repeating: "00", count: 64)))) == .insNotSupported)
+        #expect(Wire.sw(front.transmit(hex("00030000"))) == .insNotSupported)
+        #expect(Wire.sw(front.transmit(hex("0001000040" + String(repeating: "00", count: 64)))) == .insNotSupported)
     }
 
     @Test func wrongAIDDeselects() {
         let front = Wire.selectedFront()
-        #expect(Wire.sw(front.transmit(Wire.hex("00A4040007 A0000005272101 00"))) == .fileNotFound)
+        #expect(Wire.sw(front.transmit(hex("00A4040007 A0000005272101 00"))) == .fileNotFound)
         #expect(!front.isAppletSelected)
-        #expect(Wire.sw(front.transmit(Wire.hex("8010800001 04 00"))) == .conditionsNotSatisfied)
+        #expect(Wire.sw(front.transmit(hex("8010800001 04 00"))) == .conditionsNotSatisfied)
         _ = front.transmit(Wire.select)
-        #expect(Wire.sw(front.transmit(Wire.hex("8010800001 04 00"))) == .success)
+        #expect(Wire.sw(front.transmit(hex("8010800001 04 00"))) == .success)
     }
 
     @Test func powerCycleClearsSelectionAndTellsApplet() {
@@ -138,25 +139,25 @@ struct CardFrontTests {
         #expect(applet.powerOffCount == 1)
         #expect(!front.isAppletSelected)
         front.powerOn()
-        #expect(Wire.sw(front.transmit(Wire.hex("8010800001 04 00"))) == .conditionsNotSatisfied)
+        #expect(Wire.sw(front.transmit(hex("8010800001 04 00"))) == .conditionsNotSatisfied)
         _ = front.transmit(Wire.select)
-        #expect(Wire.sw(front.transmit(Wire.hex("8010800001 04 00"))) == .success)
+        #expect(Wire.sw(front.transmit(hex("8010800001 04 00"))) == .success)
     }
 
     @Test func powerOffDropsChainAndPendingResponse() {
         let applet = FakeApplet()
         applet.ctapResponder = { _ in Array(repeating: 0x00, count: 600) }
         let front = Wire.selectedFront(applet)
-        #expect(Wire.sw(front.transmit(Wire.hex("8010800001 04 00"))) == .bytesRemaining(344))
+        #expect(Wire.sw(front.transmit(hex("8010800001 04 00"))) == .bytesRemaining(344))
         front.powerOff()
         front.powerOn()
         _ = front.transmit(Wire.select)
-        #expect(Wire.sw(front.transmit(Wire.hex("00C0000000"))) == .conditionsNotSatisfied)
-        #expect(Wire.sw(front.transmit(Wire.hex("9010800001 01"))) == .success)
+        #expect(Wire.sw(front.transmit(hex("00C0000000"))) == .conditionsNotSatisfied)
+        #expect(Wire.sw(front.transmit(hex("9010800001 01"))) == .success)
         front.powerOn()
         _ = front.transmit(Wire.select)
         // The half chain is gone: a plain command is not "a different command of the chain".
-        #expect(Wire.sw(front.transmit(Wire.hex("8010800001 04 00"))) == .bytesRemaining(344))
+        #expect(Wire.sw(front.transmit(hex("8010800001 04 00"))) == .bytesRemaining(344))
     }
 
     @Test func badAPDUsInterleavedWithGoodOnes() {
@@ -168,8 +169,8 @@ struct CardFrontTests {
             _ = front.transmit(Wire.select)
             let response = client.send(front, cla: 0x80, ins: 0x10, p1: 0x80, p2: 0x00, data: request + [UInt8(index)])
             #expect(response == ResponseAPDU(data: [0x00] + request + [UInt8(index)], statusWord: .success))
-            _ = front.transmit(Wire.hex(bad.hex))
-            #expect(Wire.sw(front.transmit(Wire.hex("00030000"))) == (front.isAppletSelected ? .success : .conditionsNotSatisfied))
+            _ = front.transmit(hex(bad.hex))
+            #expect(Wire.sw(front.transmit(hex("00030000"))) == (front.isAppletSelected ? .success : .conditionsNotSatisfied))
         }
         #expect(applet.ctapRequests.count == Self.badAPDUs.count)
     }
@@ -186,8 +187,8 @@ struct CardFrontTests {
     /// Every prefix of a valid APDU either is itself a valid (shorter) APDU or answers
     /// 6700; the front keeps working after each, and the whole APDU then succeeds.
     @Test(arguments: validAPDUs)
-    func everyPrefixThroughTheFront(_ hex: String) {
-        let bytes = Wire.hex(hex)
+    func everyPrefixThroughTheFront(_ apdu: String) {
+        let bytes = hex(apdu)
         let front = Wire.selectedFront()
         for length in 0..<bytes.count {
             let prefix = Array(bytes.prefix(length))
@@ -220,7 +221,7 @@ struct CardFrontTests {
         }
         front.powerOn()
         _ = front.transmit(Wire.select)
-        #expect(front.transmit(Wire.hex("8010800001 04 00")) == [0x00, 0x04, 0x90, 0x00])
+        #expect(front.transmit(hex("8010800001 04 00")) == [0x00, 0x04, 0x90, 0x00])
     }
 }
 

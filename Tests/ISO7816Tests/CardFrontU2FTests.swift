@@ -1,6 +1,7 @@
 import ISO7816
 import Testing
 import FIDOWire
+import TestSupport
 
 @Suite("CardFront: U2F (CTAP1) framing")
 struct CardFrontU2FTests {
@@ -62,11 +63,11 @@ struct CardFrontU2FTests {
     @Test func version() {
         let front = Wire.selectedFront()
         let expected = Array("U2F_V2".utf8) + [0x90, 0x00]
-        #expect(front.transmit(Wire.hex("00030000")) == expected)
-        #expect(front.transmit(Wire.hex("0003000000")) == expected)
-        #expect(front.transmit(Wire.hex("00030000 000000")) == expected)
+        #expect(front.transmit(hex("00030000")) == expected)
+        #expect(front.transmit(hex("0003000000")) == expected)
+        #expect(front.transmit(hex("00030000 000000")) == expected)
         // P1/P2 are ignored, as U2F says.
-        #expect(front.transmit(Wire.hex("00030102")) == expected)
-        #expect(Wire.sw(front.transmit(Wire.hex("00030000 000001 00"))) == .wrongLength)
+        #expect(front.transmit(hex("00030102")) == expected)
+        #expect(Wire.sw(front.transmit(hex("00030000 000001 00"))) == .wrongLength)
     }
 }

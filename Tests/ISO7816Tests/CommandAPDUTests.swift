@@ -1,6 +1,7 @@
 import ISO7816
 import Testing
 import FIDOWire
+import TestSupport
 
 @Suite("CommandAPDU parsing (ISO 7816-4 §5.1)")
 struct CommandAPDUTests {
@@ -29,7 +30,7 @@ struct CommandAPDUTests {
 
     @Test(arguments: valid)
     func parsesValidAPDU(_ vector: Vector) throws {
-        let bytes = Wire.hex(vector.hex)
+        let bytes = hex(vector.hex)
         let apdu = try CommandAPDU(parsing: bytes)
         #expect(apdu.data.count == vector.data)
         #expect(apdu.ne == vector.ne)
@@ -38,7 +39,7 @@ struct CommandAPDUTests {
     }
 
     @Test func parsesFromSlice() throws {
-        let bytes: [UInt8] = [0xFF, 0xFF] + Wire.hex("00A4040008A0000006472F000100")
+        let bytes: [UInt8] = [0xFF, 0xFF] + hex("00A4040008A0000006472F000100")
         let apdu = try CommandAPDU(parsing: bytes[2...])
         #expect(apdu.data == NFCBinding.fidoAID)
         #expect(apdu.ne == 256)
@@ -75,7 +76,7 @@ struct CommandAPDUTests {
 
     @Test(arguments: invalid)
     func rejectsInvalidAPDU(_ vector: Invalid) {
-        #expect(throws: vector.error) { try CommandAPDU(parsing: Wire.hex(vector.hex)) }
+        #expect(throws: vector.error) { try CommandAPDU(parsing: hex(vector.hex)) }
     }
 
     /// Every strict prefix of a valid APDU is malformed, except those that are themselves a
@@ -83,7 +84,7 @@ struct CommandAPDUTests {
     /// a case 4 command without its Le); those must re-encode to exactly the prefix.
     @Test(arguments: valid)
     func everyPrefix(_ vector: Vector) {
-        let bytes = Wire.hex(vector.hex)
+        let bytes = hex(vector.hex)
         for length in 0..<bytes.count {
             let prefix = Array(bytes.prefix(length))
             if let apdu = try? CommandAPDU(parsing: prefix) {
@@ -107,18 +108,18 @@ struct CommandAPDUTests {
     }
 
     @Test func chainingBitAndClass() throws {
-        let apdu = try CommandAPDU(parsing: Wire.hex("90100000 01 04"))
+        let apdu = try CommandAPDU(parsing: hex("90100000 01 04"))
         #expect(apdu.isChained)
         #expect(apdu.commandClass == 0x80)
-        #expect(try CommandAPDU(parsing: Wire.hex("80100000 01 04")).isChained == false)
+        #expect(try CommandAPDU(parsing: hex("80100000 01 04")).isChained == false)
     }
 
     @Test func responseLimit() throws {
-        #expect(try CommandAPDU(parsing: Wire.hex("00A40400")).responseLimit == 256)
-        #expect(try CommandAPDU(parsing: Wire.hex("00A4040001 01")).responseLimit == 256)
-        #expect(try CommandAPDU(parsing: Wire.hex("00A4040001 01 10")).responseLimit == 16)
-        #expect(try CommandAPDU(parsing: Wire.hex("80100000 000001 04")).responseLimit == 65536)
-        #expect(try CommandAPDU(parsing: Wire.hex("80100000 000001 04 0200")).responseLimit == 512)
+        #expect(try CommandAPDU(parsing: hex("00A40400")).responseLimit == 256)
+        #expect(try CommandAPDU(parsing: hex("00A4040001 01")).responseLimit == 256)
+        #expect(try CommandAPDU(parsing: hex("00A4040001 01 10")).responseLimit == 16)
+        #expect(try CommandAPDU(parsing: hex("80100000 000001 04")).responseLimit == 65536)
+        #expect(try CommandAPDU(parsing: hex("80100000 000001 04 0200")).responseLimit == 512)
     }
 
     @Test func statusWordBytesAndNames() {

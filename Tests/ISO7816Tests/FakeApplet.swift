@@ -88,12 +88,6 @@ final class FrontUnderTest {
 enum Wire {
     static let select: [UInt8] = NFCBinding.selectFIDOApplet
 
-    /// Parses a hex string with optional spaces.
-    static func hex(_ text: String) -> [UInt8] {
-        let digits = Array(text.filter { !$0.isWhitespace })
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
-    }
-
     /// A front with the FIDO applet selected.
     static func selectedFront(_ applet: FakeApplet = FakeApplet(), options: CardFront.Options = .init()) -> FrontUnderTest {
         let front = FrontUnderTest(applet: applet, options: options)

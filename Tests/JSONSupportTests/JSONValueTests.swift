@@ -1,6 +1,7 @@
 import Foundation
 import JSONSupport
 import Testing
+import TestSupport
 
 @Suite("JSONValue: the project's one JSON type")
 struct JSONValueTests {
@@ -93,9 +94,4 @@ struct JSONValueTests {
         let error = #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: text) }
         #expect(error?.description == "not JSON: \(text.prefix(80))")
     }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PCSC
 import Testing
+import TestSupport
 
 /// The PC/SC client against the emulated card on the virtual reader, through the real pcscd:
 /// each test starts `arculus-card serve --slot 1` with a blank card of its own.
@@ -26,8 +27,8 @@ final class PCSCCardTests {
             let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
             let atr = try #require(json["atr"] as? String)
             let aaguid = try #require(json["aaguid"] as? String)
-            return Profile(name: name, atr: try #require(hexBytes(atr)),
-                           aaguid: try #require(hexBytes(aaguid.replacingOccurrences(of: "-", with: ""))),
+            return Profile(name: name, atr: try #require(TestHex.bytes(atr)),
+                           aaguid: try #require(TestHex.bytes(aaguid.replacingOccurrences(of: "-", with: ""))),
                            selectResponse: try #require(json["selectResponse"] as? String))
         }
     }
@@ -173,16 +174,4 @@ final class PCSCCardTests {
         let unknown = try #require(throws: PCSCError.self) { try context.connect(reader: "No Such Reader 99") }
         #expect(unknown.code == .unknownReader)
     }
-}
-
-/// Bytes from hex, nil when it is not hex.
-func hexBytes(_ text: String) -> [UInt8]? {
-    let digits = Array(text.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    var bytes: [UInt8] = []
-    for index in stride(from: 0, to: digits.count, by: 2) {
-        guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-        bytes.append(byte)
-    }
-    return bytes
 }

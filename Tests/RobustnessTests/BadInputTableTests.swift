@@ -2,6 +2,7 @@ import ArculusCard
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// What the card must answer to one bad input: an ISO 7816-4 status word with no data, or a
 /// CTAP status byte inside a `9000` response (CTAP 2.1 §11.3: the NFC binding carries the CTAP
@@ -450,7 +451,7 @@ enum BadInputTable {
                     expected: .ctap(.pinAuthInvalid)) { c in
             c.select()
             try c.setPIN(protocol: 2)
-            let token = try c.token(protocol: 2, permissions: CTAPByte.permissionMakeCredential)
+            let token = try c.token(protocol: 2, permissions: PermissionBit.makeCredential)
             var request = makeRequest()
             request[int: 1] = .bytes(hash32)
             request[int: 8] = .bytes(Array(token.authenticate(hash32).prefix(16)))
@@ -461,28 +462,28 @@ enum BadInputTable {
                     expected: .ctap(.pinAuthInvalid)) { c in
             c.select()
             try c.setPIN(protocol: 2)
-            let token = try c.token(protocol: 2, permissions: CTAPByte.permissionMakeCredential, rpId: "example.com")
+            let token = try c.token(protocol: 2, permissions: PermissionBit.makeCredential, rpId: "example.com")
             return c.ctap(mc, PlatformClient.makeCredentialRequest(rpId: "other.example", userId: [1], rk: false, token: token))
         },
         BadInputRow(category: "CTAP misuse", name: "token with only the ga permission used for makeCredential",
                     expected: .ctap(.pinAuthInvalid)) { c in
             c.select()
             try c.setPIN(protocol: 2)
-            let token = try c.token(protocol: 2, permissions: CTAPByte.permissionGetAssertion)
+            let token = try c.token(protocol: 2, permissions: PermissionBit.getAssertion)
             return c.ctap(mc, PlatformClient.makeCredentialRequest(userId: [1], rk: false, token: token))
         },
         BadInputRow(category: "CTAP misuse", name: "token without the cm permission used for credentialManagement",
                     expected: .ctap(.pinAuthInvalid)) { c in
             c.select()
             try c.setPIN(protocol: 2)
-            let token = try c.token(protocol: 2, permissions: CTAPByte.permissionMakeCredential | CTAPByte.permissionGetAssertion)
+            let token = try c.token(protocol: 2, permissions: PermissionBit.makeCredential | PermissionBit.getAssertion)
             return c.ctap(cm, PlatformClient.credentialManagementRequest(1, token: token))
         },
         BadInputRow(category: "CTAP misuse", name: "a token used for a second makeCredential (mc permission consumed)",
                     expected: .ctap(.pinAuthInvalid)) { c in
             c.select()
             try c.setPIN(protocol: 2)
-            let token = try c.token(protocol: 2, permissions: CTAPByte.permissionMakeCredential)
+            let token = try c.token(protocol: 2, permissions: PermissionBit.makeCredential)
             _ = c.ctap(mc, PlatformClient.makeCredentialRequest(userId: [1], rk: false, token: token))
             return c.ctap(mc, PlatformClient.makeCredentialRequest(userId: [2], rk: false, token: token))
         },
@@ -701,16 +702,16 @@ enum BadInputTable {
         BadInputRow(category: "state", name: "deleteCredential of an unknown credential ID", expected: .ctap(.noCredentials)) { c in
             c.select()
             try c.setPIN()
-            let token = try c.token(permissions: CTAPByte.permissionCredentialManagement)
+            let token = try c.token(permissions: PermissionBit.credentialManagement)
             return c.ctap(cm, PlatformClient.credentialManagementRequest(
                 6, [.int(2): .map(["id": .bytes([UInt8](repeating: 3, count: 81)), "type": "public-key"])], token: token))
         },
         BadInputRow(category: "state", name: "deleteCredential of a credential deleted before", expected: .ctap(.noCredentials)) { c in
             c.select()
             try c.setPIN()
-            let made = try c.token(permissions: CTAPByte.permissionMakeCredential)
+            let made = try c.token(permissions: PermissionBit.makeCredential)
             let id = try c.makeResident(userId: [1], token: made)
-            let token = try c.token(permissions: CTAPByte.permissionCredentialManagement)
+            let token = try c.token(permissions: PermissionBit.credentialManagement)
             let parameters: CBORMap = [.int(2): .map(["id": .bytes(id), "type": "public-key"])]
             _ = c.ctap(cm, PlatformClient.credentialManagementRequest(6, parameters, token: token))
             return c.ctap(cm, PlatformClient.credentialManagementRequest(6, parameters, token: token))
@@ -718,7 +719,7 @@ enum BadInputTable {
         BadInputRow(category: "state", name: "enumerateRPsBegin with no discoverable credential", expected: .ctap(.noCredentials)) { c in
             c.select()
             try c.setPIN()
-            let token = try c.token(permissions: CTAPByte.permissionCredentialManagement)
+            let token = try c.token(permissions: PermissionBit.credentialManagement)
             return c.ctap(cm, PlatformClient.credentialManagementRequest(2, token: token))
         },
         BadInputRow(category: "state", name: "U2F AUTHENTICATE with another card's key handle", expected: .statusWord(0x6A80)) { c in
@@ -754,7 +755,7 @@ struct BadInputTableTests {
         let context = try BadInputContext(profile: row.profile)
         let answer = try row.run(context)
         #expect(row.expected.matches(answer),
-                "\(row.category): \(row.name): expected \(row.expected), got \(APDU.hex(answer.count > 24 ? Array(answer.prefix(8)) + Array(answer.suffix(2)) : answer))")
+                "\(row.category): \(row.name): expected \(row.expected), got \(TestHex.string(answer.count > 24 ? Array(answer.prefix(8)) + Array(answer.suffix(2)) : answer, uppercase: true))")
         #expect(context.card.answersNormally(), "after \(row.name) the card no longer answers SELECT + getInfo")
     }
 

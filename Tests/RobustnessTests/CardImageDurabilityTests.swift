@@ -4,6 +4,7 @@ import Foundation
 import POSIXSupport
 import Testing
 @testable import CTAP2
+import TestSupport
 
 // The order of the card image's file-system calls, which no test of the file's contents can see:
 // an image whose temporary file is renamed before it is fsync'ed, or whose journal record is not
@@ -149,7 +150,7 @@ struct CardImageDurabilityTests {
         try expectSynced("wrong PIN (retry counter)") {
             try platform.call(CTAPByte.clientPIN, platform.tokenRequest("0000").0).status == CTAPStatus.pinInvalid.rawValue
         }
-        let token = try platform.token("1234", permissions: CTAPByte.permissionMakeCredential).get()
+        let token = try platform.token("1234", permissions: PermissionBit.makeCredential).get()
         expectSynced("makeCredential rk") {
             platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [1], rk: true, token: token)).isOK
         }

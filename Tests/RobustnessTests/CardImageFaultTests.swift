@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import FIDOWire
 @testable import CTAP2
+import TestSupport
 
 /// Storage that fails the commits a test chooses: a write error (full disk, I/O error) at a
 /// given persistence step.
@@ -38,7 +39,7 @@ struct CardImageFaultTests {
             directory = session.directory
             path = session.path
             guard try session.platform.setPIN("1234").isOK else { throw TestFailure("setPIN") }
-            let token = try session.platform.token("1234", permissions: CTAPByte.permissionMakeCredential).get()
+            let token = try session.platform.token("1234", permissions: PermissionBit.makeCredential).get()
             try session.prepareCompaction()
             // Compaction cannot create its temporary file.
             try FileManager.default.createDirectory(atPath: path + ".tmp", withIntermediateDirectories: false)

@@ -2,6 +2,7 @@
 import FIDOWire
 import Testing
 @testable import CTAP2
+import TestSupport
 
 // The state-changing commands PowerLossTests cuts the power in, each with what to prepare and
 // what must hold of any state a cut leaves.
@@ -36,7 +37,7 @@ enum PowerLossScenarios {
     static func withResidentCredentials(_ session: PowerLossSession) throws {
         try withPIN(session)
         for user: UInt8 in 1...3 {
-            let token = try session.platform.token(pin, protocol: 2, permissions: CTAPByte.permissionMakeCredential).get()
+            let token = try session.platform.token(pin, protocol: 2, permissions: PermissionBit.makeCredential).get()
             let reply = session.platform.call(CTAPByte.makeCredential,
                                               PlatformClient.makeCredentialRequest(userId: [user], userName: "user\(user)", rk: true, token: token))
             guard reply.isOK else { throw TestFailure("makeCredential \(user): \(reply)") }
@@ -49,7 +50,7 @@ enum PowerLossScenarios {
     }
 
     static func cmToken(_ session: PowerLossSession) throws -> PlatformToken {
-        try session.platform.token(pin, protocol: 2, permissions: CTAPByte.permissionCredentialManagement).get()
+        try session.platform.token(pin, protocol: 2, permissions: PermissionBit.credentialManagement).get()
     }
 
     static let all: [PowerLossScenario] = [
@@ -57,12 +58,12 @@ enum PowerLossScenarios {
             made(s.platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [9], rk: true)), resident: true)
         }),
         PowerLossScenario(name: "makeCredential rk with a PIN token", prepare: withResidentCredentials, command: { s in
-            let token = try s.platform.token(pin, protocol: 2, permissions: CTAPByte.permissionMakeCredential).get()
+            let token = try s.platform.token(pin, protocol: 2, permissions: PermissionBit.makeCredential).get()
             return made(s.platform.call(CTAPByte.makeCredential,
                                         PlatformClient.makeCredentialRequest(userId: [9], rk: true, token: token)), resident: true)
         }),
         PowerLossScenario(name: "makeCredential rk replacing the same user's credential", prepare: withResidentCredentials, command: { s in
-            let token = try s.platform.token(pin, protocol: 2, permissions: CTAPByte.permissionMakeCredential).get()
+            let token = try s.platform.token(pin, protocol: 2, permissions: PermissionBit.makeCredential).get()
             return made(s.platform.call(CTAPByte.makeCredential,
                                         PlatformClient.makeCredentialRequest(userId: [2], rk: true, token: token)), resident: true)
         }),
@@ -70,7 +71,7 @@ enum PowerLossScenarios {
             made(s.platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [9], rk: false)), resident: false)
         }),
         PowerLossScenario(name: "getAssertion (signature counter)", prepare: withResidentCredentials, command: { s in
-            let token = try s.platform.token(pin, protocol: 2, permissions: CTAPByte.permissionGetAssertion).get()
+            let token = try s.platform.token(pin, protocol: 2, permissions: PermissionBit.getAssertion).get()
             let reply = s.platform.call(CTAPByte.getAssertion, PlatformClient.getAssertionRequest(token: token))
             return HostView(reply: reply, counter: reply.map?[int: 2]?.bytesValue.map(PlatformClient.counter))
         }),
@@ -90,12 +91,12 @@ enum PowerLossScenarios {
         PowerLossScenario(name: "setPIN", prepare: { _ in }, command: { s in
             HostView(reply: try s.platform.setPIN(pin))
         }, check: { loaded, _, _, _ in
-            loaded.pinHash == nil || loaded.pinHash == PlatformClient.pinHash(pin) ? nil : "a PIN hash that is neither none nor the new PIN's"
+            loaded.pinHash == nil || loaded.pinHash == pinHash(pin) ? nil : "a PIN hash that is neither none nor the new PIN's"
         }),
         PowerLossScenario(name: "changePIN", pinCheck: true, prepare: withPIN, command: { s in
             HostView(reply: try s.platform.changePIN(from: pin, to: "56789", protocol: 2))
         }, check: { loaded, _, _, _ in
-            [PlatformClient.pinHash(pin), PlatformClient.pinHash("56789")].contains(loaded.pinHash ?? []) ? nil : "PIN hash lost"
+            [pinHash(pin), pinHash("56789")].contains(loaded.pinHash ?? []) ? nil : "PIN hash lost"
         }),
         PowerLossScenario(name: "wrong PIN (retry counter)", pinCheck: true, prepare: withPIN, command: { s in
             HostView(reply: try s.platform.call(CTAPByte.clientPIN, s.platform.tokenRequest("0000", protocol: 2).0))

@@ -3,6 +3,7 @@ import CardCrypto
 import Foundation
 import Testing
 @testable import CTAP2
+import TestSupport
 
 // Power loss at any instant. For each state-changing command on a card whose memory is a
 // CardImageFile, the test records the image after every persistence step the command takes, then

@@ -3,6 +3,7 @@ import CardCrypto
 import Foundation
 import Testing
 import VirtualReader
+import TestSupport
 
 /// A card whose every APDU exchange also goes through the --verbose trace formatter.
 final class TracedCard {
@@ -42,8 +43,8 @@ final class TracedCard {
 
 /// Whether `haystack` (normalized hex) contains any `window`-byte run of `secret`.
 func containsAnyRun(of secret: [UInt8], window: Int, in haystack: String) -> Bool {
-    guard secret.count >= window else { return haystack.contains(APDU.hex(secret)) }
-    for start in 0...(secret.count - window) where haystack.contains(APDU.hex(Array(secret[start..<start + window]))) {
+    guard secret.count >= window else { return haystack.contains(TestHex.string(secret, uppercase: true)) }
+    for start in 0...(secret.count - window) where haystack.contains(TestHex.string(Array(secret[start..<start + window]), uppercase: true)) {
         return true
     }
     return false
@@ -82,13 +83,13 @@ struct SecretsHygieneTests {
             let token = try session.decrypt(encryptedToken)
             secrets += [("pinHashEnc (getPinToken)", request[int: 6]?.bytesValue ?? []),
                         ("encrypted pinUvAuthToken", encryptedToken), ("pinUvAuthToken", token)]
-            let auth = PlatformToken(pinProtocol: pinProtocol, value: token)
+            let auth = PlatformToken(pinProtocol: session.pinProtocol, value: token)
             let made = platform.call(CTAPByte.makeCredential, PlatformClient.makeCredentialRequest(userId: [1], rk: true, token: auth))
             #expect(made.isOK)
             secrets.append(("pinUvAuthParam (makeCredential)", auth.authenticate(PlatformClient.clientDataHash("make"))))
         }
         secrets += [("PIN 1234", Array("1234".utf8)), ("PIN 5678", Array("5678".utf8)),
-                    ("PIN hash", PlatformClient.pinHash("1234"))]
+                    ("PIN hash", pinHash("1234"))]
         for credential in traced.card.credentials { secrets.append(("credential private key", credential.privateKey)) }
         secrets.append(("card master secret", traced.card.authenticator.state.masterSecret))
 

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Transcript
 import FIDOWire
+import TestSupport
 
 @Suite("Transcript recorder")
 struct TranscriptRecorderTests {
@@ -59,7 +60,7 @@ struct TranscriptRecorderTests {
 
     @Test("a recording file has every complete exchange the moment it happened")
     func appendsAsItGoes() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("live.transcript")
         let card = try VirtualCard(entropy: .seeded(testSeed))
         let recorder = try TranscriptRecorder(card: card, recordingTo: path)
@@ -81,7 +82,7 @@ struct TranscriptRecorderTests {
 
     @Test("a write that fails is kept as fileError; recording goes on in memory")
     func writeFailure() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("closed.transcript")
         let card = try VirtualCard()
         let recorder = try TranscriptRecorder(card: card, recordingTo: path)
@@ -100,7 +101,7 @@ struct TranscriptRecorderTests {
 
     @Test("image reference: no image or a missing file is blank; an existing image is copied beside the transcript")
     func imageReference() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let transcript = folder.file("session.transcript")
         #expect(try TranscriptRecorder.imageReference(forImageAt: nil, recordingTo: transcript) == "blank")
         #expect(try TranscriptRecorder.imageReference(forImageAt: folder.file("none.image"), recordingTo: transcript) == "blank")
@@ -112,7 +113,7 @@ struct TranscriptRecorderTests {
 
     @Test("a session on a card image replays from the snapshot, however the session changed the image")
     func imageSnapshotReplays() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let image = folder.file("card.image")
         let transcriptPath = folder.file("session.transcript")
         do {

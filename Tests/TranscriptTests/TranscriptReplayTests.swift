@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Transcript
 import FIDOWire
+import TestSupport
 
 @Suite("Transcript replay")
 struct TranscriptReplayTests {
@@ -147,6 +148,9 @@ struct TranscriptReplayTests {
     @Test("structural replay verifies assertion signatures and counters", arguments: [
         (FaultyCard.Fault.signature, "response.signature{3}: assertion signature does not verify"),
         (.counter, "response.authData{2}.signCount: signature counter did not increase: expected more than 1, got 0"),
+        // The boundary: a counter equal to the previous one has not increased either (the card signs
+        // it, so only the counter check can catch it).
+        (.repeatedCounter, "response.authData{2}.signCount: signature counter did not increase: expected more than 1, got 1"),
     ])
     func faultyCard(fault: FaultyCard.Fault, expected: String) throws {
         let transcript = try Self.registerAndAuthenticate(card: try VirtualCard())
@@ -154,7 +158,7 @@ struct TranscriptReplayTests {
         let mismatch = try #require(result.mismatch)
         #expect(mismatch.command == "authenticatorGetAssertion")
         let difference = try #require(mismatch.difference)
-        #expect("\(difference.path): \(difference.reason)" + (fault == .counter ? ": expected \(difference.expected), got \(difference.actual)" : "")
+        #expect("\(difference.path): \(difference.reason)" + (fault == .signature ? "" : ": expected \(difference.expected), got \(difference.actual)")
                 == expected)
         // A byte-exact replay of a seeded session catches the same faults.
         let seeded = try Self.registerAndAuthenticate(card: try VirtualCard(entropy: .seeded(testSeed)))
@@ -210,7 +214,7 @@ struct TranscriptReplayTests {
 
     @Test("verify(fileAt:) throws the report for a tampered file")
     func verifyThrows() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("tampered.transcript")
         let text = try String(contentsOfFile: Repository.transcripts + "/pin-set-and-change.transcript", encoding: .utf8)
         try text.replacingOccurrences(of: "< 00A2030804F49000", with: "< 00A2030704F49000").write(toFile: path, atomically: true, encoding: .utf8)
@@ -229,7 +233,7 @@ struct TranscriptReplayTests {
 
     @Test("a profile file or card image the headers name but that is missing is a setup error naming it")
     func missingFiles() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let profile = try Transcript.parse("@profile missing.json\n! power-on\n> 00A4040000\n< 6A82\n")
         var profileReason = ""
         do { _ = try Data(contentsOf: URL(fileURLWithPath: folder.file("missing.json"))) } catch { profileReason = error.localizedDescription }
@@ -252,9 +256,10 @@ struct TranscriptReplayTests {
     }
 }
 
-/// A card that damages its getAssertion answers: the signature, or the signature counter.
+/// A card that damages its getAssertion answers: the signature, or the signature counter (set
+/// to 0 in the answer, or signed again at the previous answer's value).
 final class FaultyCard: TranscriptCard {
-    enum Fault: Sendable { case signature, counter }
+    enum Fault: Sendable { case signature, counter, repeatedCounter }
     let card: VirtualCard
     let fault: Fault
 
@@ -267,16 +272,23 @@ final class FaultyCard: TranscriptCard {
     func powerOff() { card.powerOff() }
 
     func transmit(_ apdu: [UInt8]) -> [UInt8] {
+        // getAssertion requests and answers fit in one APDU here: 80 10 P1 00 Lc 02 ...
+        let isGetAssertion = apdu.count > 5 && apdu[0] == 0x80 && apdu[1] == 0x10 && apdu[5] == CTAPCommand.getAssertion.rawValue
+        if isGetAssertion, fault == .repeatedCounter {
+            // The card signs the next assertion with the counter its last answer had.
+            let counter = card.pinState.signatureCounter
+            if counter > 0 { try? card.setSignatureCounter(counter - 1) }
+        }
         let response = card.transmit(apdu)
-        // getAssertion answers fit in one APDU here: 80 10 P1 00 Lc 02 ...
-        guard apdu.count > 5, apdu[0] == 0x80, apdu[1] == 0x10, apdu[5] == CTAPCommand.getAssertion.rawValue,
-              response.suffix(2) == [0x90, 0x00], response.first == 0x00,
+        guard isGetAssertion, fault != .repeatedCounter, response.suffix(2) == [0x90, 0x00], response.first == 0x00,
               var map = (try? CBORDecoder.decode(Array(response.dropFirst().dropLast(2))))?.mapValue else { return response }
         switch fault {
         case .signature:
             guard var signature = map[int: 3]?.bytesValue else { return response }
             signature[signature.count - 1] ^= 0x01
             map[int: 3] = .bytes(signature)
+        case .repeatedCounter:
+            return response
         case .counter:
             guard var authData = map[int: 2]?.bytesValue else { return response }
             authData.replaceSubrange(33..<37, with: [0, 0, 0, 0])

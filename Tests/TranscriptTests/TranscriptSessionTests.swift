@@ -2,6 +2,7 @@ import ArculusCard
 import Foundation
 import Testing
 import Transcript
+import TestSupport
 
 /// Several recordings appended to one file (`TranscriptFileWriter.Mode.appendSession`), each a
 /// session replayed on a card of its own.
@@ -32,7 +33,7 @@ struct TranscriptSessionTests {
     @Test("appended sessions each replay on a card of their own, seeded byte for byte or structurally",
           arguments: [[UInt8]?.some(testSeed), nil])
     func appendedSessionsReplay(seed: [UInt8]?) throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("sessions.transcript")
         let recorders = try Self.dates.map { try Self.recordSession(to: path, seed: seed, date: $0) }
         #expect(recorders.map { $0.file?.session } == [1, 2, 3])
@@ -58,7 +59,7 @@ struct TranscriptSessionTests {
 
     @Test("replayed on one card, as if the markers were plain comments, the second session does not match")
     func sessionsNeedTheirOwnCard() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("sessions.transcript")
         for date in Self.dates.prefix(2) { _ = try Self.recordSession(to: path, seed: testSeed, date: date) }
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -73,7 +74,7 @@ struct TranscriptSessionTests {
 
     @Test("a stand-in answers the requests of every session in order")
     func standInAcrossSessions() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("sessions.transcript")
         let recorders = try Self.dates.prefix(2).map { try Self.recordSession(to: path, seed: testSeed, date: $0) }
         let standIn = try TranscriptStandIn(fileAt: path)
@@ -116,7 +117,7 @@ struct TranscriptSessionTests {
     @Test("a session whose card is not the file's is refused, and the file is left as it was", arguments: refusedHeaders.indices)
     func refusedSession(index: Int) throws {
         let (name, session, reason) = Self.refusedHeaders[index]
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("sessions.transcript")
         let first = try TranscriptFileWriter(path: path, headers: try Self.headers(), mode: .appendSession)
         try first.append(.exchange(command: [0x00, 0xA4, 0x04, 0x00, 0x00], response: [0x6A, 0x82], note: nil))
@@ -137,7 +138,7 @@ struct TranscriptSessionTests {
 
     @Test("appending to a card image's transcript is refused before its snapshot is overwritten")
     func imageSnapshotKept() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("session.transcript")
         let image = folder.file("card.image")
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: image))
@@ -161,7 +162,7 @@ struct TranscriptSessionTests {
         ("@format 2\n! power-on\n", "line 1: @format 2 is not a version this build reads (1)"),
     ])
     func unappendable(text: String, reason: String) throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("sessions.transcript")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: TranscriptFileError(path: path, reason: "cannot append a session to it: " + reason)) {
@@ -172,7 +173,7 @@ struct TranscriptSessionTests {
 
     @Test("a file that is not UTF-8 cannot take another session")
     func notUTF8() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("sessions.transcript")
         try Data([0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: path))
         #expect(throws: TranscriptFileError(path: path, reason: "cannot append a session to it: not UTF-8 text")) {
@@ -184,7 +185,7 @@ struct TranscriptSessionTests {
         nil, "", "@format 1\n@profile arculus-fido2\n@seed 09\n# begun, never used\n",
     ]))
     func nothingToKeep(existing: String?) throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("sessions.transcript")
         if let existing { try existing.write(toFile: path, atomically: true, encoding: .utf8) }
         let headers = try Self.headers()
@@ -196,7 +197,7 @@ struct TranscriptSessionTests {
 
     @Test("replacing, the default, keeps only the last recording")
     func replaceMode() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("session.transcript")
         _ = try Self.recordSession(to: path, seed: testSeed, date: Self.dates[0], mode: .replace)
         let second = try Self.recordSession(to: path, seed: testSeed, date: Self.dates[1], mode: .replace)

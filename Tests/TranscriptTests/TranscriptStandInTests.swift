@@ -2,6 +2,7 @@ import ArculusCard
 import Testing
 import Transcript
 import FIDOWire
+import TestSupport
 
 @Suite("Transcript stand-in")
 struct TranscriptStandInTests {
@@ -84,7 +85,7 @@ struct TranscriptStandInTests {
         #expect(mismatch.expected == "authenticatorGetAssertion")
         #expect(mismatch.difference.map { "\($0)" } == expected)
         #expect(mismatch.description.hasPrefix("stand-in mismatch: expected authenticatorGetAssertion (transcript line 4), "
-                                               + "got authenticatorGetAssertion; answered CTAP1_ERR_OTHER (7F)\n  first difference: \(expected)\n  request: "))
+                                               + "got authenticatorGetAssertion; answered CTAP1_ERR_OTHER (0x7F)\n  first difference: \(expected)\n  request: "))
         // Still waiting for the recorded request, which then gets the recorded answer.
         #expect(host.ctap(raw: recorded) == Self.assertionResponse)
         #expect(standIn.isFinished)
@@ -101,10 +102,10 @@ struct TranscriptStandInTests {
         #expect(host.ctap(raw: info) == [0x00, 0xA0])
         #expect(host.ctap(raw: info) == [0x7F])
         #expect(standIn.mismatches.map(\.description) == [
-            "stand-in mismatch: expected authenticatorGetInfo (transcript line 4), got authenticatorReset; answered CTAP1_ERR_OTHER (7F)\n"
+            "stand-in mismatch: expected authenticatorGetInfo (transcript line 4), got authenticatorReset; answered CTAP1_ERR_OTHER (0x7F)\n"
                 + "  first difference: request.command: different command: expected authenticatorGetInfo, got authenticatorReset\n"
                 + "  request: 07",
-            "stand-in mismatch: the transcript has no more requests, got authenticatorGetInfo; answered CTAP1_ERR_OTHER (7F)\n"
+            "stand-in mismatch: the transcript has no more requests, got authenticatorGetInfo; answered CTAP1_ERR_OTHER (0x7F)\n"
                 + "  request: 04",
         ])
     }

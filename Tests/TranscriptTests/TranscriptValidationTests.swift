@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Transcript
 import FIDOWire
+import TestSupport
 
 /// What a transcript needs before it is replayed, checked or stood in for: `@format`, an
 /// exchange, whole responses. Each refusal is the exact error, naming the file and the line.
@@ -49,7 +50,7 @@ struct TranscriptValidationTests {
     @Test("load refuses what cannot be replayed, naming the file and the line", arguments: unusable.indices)
     func loadRefuses(index: Int) throws {
         let (name, text, line, message) = Self.unusable[index]
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("unusable.transcript")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: TranscriptError(line: line, message: message, file: path), "\(name)") {
@@ -88,7 +89,7 @@ struct TranscriptValidationTests {
 
     @Test("a syntax error in a file names the file too")
     func syntaxErrorNamesFile() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("broken.transcript")
         try "@format 2\n".write(toFile: path, atomically: true, encoding: .utf8)
         let expected = TranscriptError(line: 1, message: "@format 2 is not a version this build reads (1)", file: path)
@@ -127,7 +128,7 @@ struct TranscriptValidationTests {
 
     @Test("a last response cut short is reported as cut, with its line, by load, replay and stand-in", arguments: [100, 101])
     func cutRecording(hexDigits: Int) throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("cut.transcript")
         try Self.cutFixture(hexDigits: hexDigits).write(toFile: path, atomically: true, encoding: .utf8)
         let expected = TranscriptError(line: 39, message: try Self.cutMessage(hexDigits: hexDigits), file: path)

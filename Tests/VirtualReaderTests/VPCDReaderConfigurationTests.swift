@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 import Testing
 import VirtualReader
 
@@ -77,21 +78,16 @@ struct VPCDReaderConfigurationTests {
     }
 
     @Test func loadsEveryFileOfTheDirectory() throws {
-        var template = Array("/tmp/reader-conf-XXXXXX".utf8CString)
-        let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
-        defer {
-            for name in ["vpcd", "other", ".hidden"] { unlink(directory + "/" + name) }
-            rmdir(directory)
-        }
+        let directory = try TemporaryDirectory("reader-conf")
         for (name, text) in [("vpcd", Self.debian), ("other", Self.six.replacingOccurrences(of: Self.debian, with: "")),
                              (".hidden", "FRIENDLYNAME \"Hidden\"\nDEVICENAME /dev/null:40000\nLIBPATH /libifdvpcd.so\n")] {
-            let file = try #require(fopen(directory + "/" + name, "w"))
+            let file = try #require(fopen(directory.file(name), "w"))
             fputs(text, file)
             fclose(file)
         }
-        let configuration = VPCDReaderConfiguration.load(directory: directory)
+        let configuration = VPCDReaderConfiguration.load(directory: directory.path)
         #expect(configuration.readers.count == 6)
         #expect(configuration.readerName(forPort: 40000) == nil, "pcscd skips dot files")
-        #expect(VPCDReaderConfiguration.load(directory: directory + "/missing").entries.isEmpty)
+        #expect(VPCDReaderConfiguration.load(directory: directory.file("missing")).entries.isEmpty)
     }
 }

@@ -1,4 +1,5 @@
 import CBOR
+import COSE
 import CardCrypto
 import FIDOWire
 
@@ -22,7 +23,7 @@ extension Authenticator {
             preconditionFailure("answered above")
         case .getKeyAgreement:
             let pinProtocol = try self.pinProtocol(request.pinUvAuthProtocol)
-            return ClientPINResponse(keyAgreement: COSEKey.keyAgreement(keyAgreementKey(pinProtocol).publicKey))
+            return ClientPINResponse(keyAgreement: COSEPublicKey.keyAgreement(keyAgreementKey(pinProtocol).publicKey).cbor)
         case .setPIN:
             let members = try ClientPINRequest.SetPIN(request)
             try setPIN(members, try self.pinProtocol(request.pinUvAuthProtocol), changes: &changes)

@@ -1,4 +1,5 @@
 import CBOR
+import COSE
 import CardCrypto
 import FIDOWire
 
@@ -98,7 +99,7 @@ extension Authenticator {
         let key = try signingKey(id: credential.id, material: credential.contents.key)
         return CredentialManagementResponse(
             user: CredentialUser(id: credential.userId, name: credential.userName, displayName: credential.userDisplayName),
-            credentialID: CredentialDescriptor(id: credential.id), publicKey: COSEKey.credential(key.publicKey),
+            credentialID: CredentialDescriptor(id: credential.id), publicKey: CBORValue(coseKey: key.publicKey),
             credProtect: Int(credential.credProtect), largeBlobKey: credential.largeBlobKey,
             thirdPartyPayment: profile.offers("thirdPartyPayment") ? credential.thirdPartyPayment : nil)
     }

@@ -1,18 +1,12 @@
 import CBOR
+import COSE
 import CardCrypto
 import FIDOWire
 
 /// Authenticator data (WebAuthn §6.1): rpIdHash ‖ flags ‖ signCount ‖ attested credential data ‖ extensions.
 public struct AuthenticatorData {
-    /// The flags byte.
-    public struct Flags: OptionSet, Sendable {
-        public let rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        public static let userPresent = Flags(rawValue: 0x01)
-        public static let userVerified = Flags(rawValue: 0x04)
-        public static let attestedCredentialData = Flags(rawValue: 0x40)
-        public static let extensionData = Flags(rawValue: 0x80)
-    }
+    /// The flags byte, as the wire vocabulary names its bits.
+    public typealias Flags = AuthenticatorDataFlags
 
     /// Attested credential data (WebAuthn §6.5.1).
     public struct AttestedCredential {
@@ -41,7 +35,7 @@ public struct AuthenticatorData {
             out += credential.aaguid
             out += [UInt8(credential.credentialId.count >> 8), UInt8(credential.credentialId.count & 0xFF)]
             out += credential.credentialId
-            out += CBOREncoder.encode(COSEKey.credential(credential.publicKey))
+            out += CBOREncoder.encode(CBORValue(coseKey: credential.publicKey))
         }
         if let extensions {
             out += CBOREncoder.encode(.map(extensions))

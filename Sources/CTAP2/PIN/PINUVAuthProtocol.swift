@@ -1,4 +1,5 @@
 import CBOR
+import COSE
 import CardCrypto
 import FIDOWire
 
@@ -12,7 +13,7 @@ public enum PINUVAuthProtocol: Int, Sendable, CaseIterable {
 
     /// The shared secret for the platform's key-agreement key (`decapsulate`).
     func sharedSecret(privateKey: P256PrivateKey, platformKey: CBORValue) throws(CTAPStatus) -> [UInt8] {
-        let peer = try COSEKey.decodeP256(platformKey)
+        let peer = try Self.platformPublicKey(platformKey)
         let z: [UInt8]
         do {
             z = try privateKey.sharedSecret(with: peer)
@@ -73,69 +74,17 @@ public enum PINUVAuthProtocol: Int, Sendable, CaseIterable {
         return ConstantTime.equals(authenticate(key: key, message: message), signature)
     }
 
+    /// The platform's key-agreement key: a value that is not a map is
+    /// CTAP2_ERR_CBOR_UNEXPECTED_TYPE, any other key than an EC2 P-256 one CTAP1_ERR_INVALID_PARAMETER.
+    private static func platformPublicKey(_ value: CBORValue) throws(CTAPStatus) -> P256PublicKey {
+        do throws(COSEKeyError) {
+            return try COSEPublicKey(cbor: value).publicKey
+        } catch {
+            throw error == .notAMap ? .cborUnexpectedType : .invalidParameter
+        }
+    }
+
     /// Protocol two keys are HMAC key ‖ AES key; a 32-byte pinUvAuthToken is used whole for HMAC.
     private func hmacKey(_ key: [UInt8]) -> [UInt8] { key.count == 64 ? Array(key[0..<32]) : key }
     private func aesKey(_ key: [UInt8]) -> [UInt8] { key.count == 64 ? Array(key[32..<64]) : key }
-}
-
-/// COSE_Key encoding of P-256 public keys (RFC 8152 §13.1.1, CTAP 2.1 §6.5.6).
-public enum COSEKey {
-    /// An ES256 credential public key: `{1: 2, 3: -7, -1: 1, -2: x, -3: y}`.
-    public static func es256(_ key: P256PublicKey) -> CBORValue {
-        encode(key, algorithm: -7)
-    }
-
-    /// A credential public key of any algorithm (RFC 8152 §13, RFC 8230, RFC 8812): EC2
-    /// `{1: 2, 3: alg, -1: crv, -2: x, -3: y}`, OKP `{1: 1, 3: alg, -1: crv, -2: x}`, RSA
-    /// `{1: 3, 3: alg, -1: n, -2: e}`.
-    public static func credential(_ key: CredentialPublicKey) -> CBORValue {
-        var map = CBORMap()
-        map[.int(3)] = .int(key.algorithm.rawValue)
-        switch key.coseKey {
-        case .ec2(let curve, let x, let y):
-            map[.int(1)] = .int(2)
-            map[.int(-1)] = .int(curve.rawValue)
-            map[.int(-2)] = .bytes(x)
-            map[.int(-3)] = .bytes(y)
-        case .okp(let curve, let x):
-            map[.int(1)] = .int(1)
-            map[.int(-1)] = .int(curve.rawValue)
-            map[.int(-2)] = .bytes(x)
-        case .rsa(let n, let e):
-            map[.int(1)] = .int(3)
-            map[.int(-1)] = .bytes(n)
-            map[.int(-2)] = .bytes(e)
-        }
-        return .map(map)
-    }
-
-    /// A key-agreement key: `{1: 2, 3: -25, -1: 1, -2: x, -3: y}` (ECDH-ES+HKDF-256).
-    public static func keyAgreement(_ key: P256PublicKey) -> CBORValue {
-        encode(key, algorithm: -25)
-    }
-
-    static func encode(_ key: P256PublicKey, algorithm: Int) -> CBORValue {
-        var map = CBORMap()
-        map[.int(1)] = .int(2)
-        map[.int(3)] = .int(algorithm)
-        map[.int(-1)] = .int(1)
-        map[.int(-2)] = .bytes(key.x)
-        map[.int(-3)] = .bytes(key.y)
-        return .map(map)
-    }
-
-    /// Parses a platform's EC2 P-256 COSE key; anything else is CTAP1_ERR_INVALID_PARAMETER.
-    static func decodeP256(_ value: CBORValue) throws(CTAPStatus) -> P256PublicKey {
-        guard case .map(let map) = value else { throw .cborUnexpectedType }
-        guard map[int: 1]?.intValue == 2, map[int: -1]?.intValue == 1,
-              let x = map[int: -2]?.bytesValue, let y = map[int: -3]?.bytesValue,
-              x.count == 32, y.count == 32 else {
-            throw .invalidParameter
-        }
-        do {
-            return try P256PublicKey(x: x, y: y)
-        } catch {
-            throw .invalidParameter
-        }
-    }
 }

@@ -7,6 +7,7 @@ import ArculusCard
 import Synchronization
 import Testing
 import VirtualReader
+import TestSupport
 
 /// The driver side of vpcd, reduced to what these tests need: listen, accept the card's
 /// connection, send framed messages, read framed answers or see the connection end.

@@ -5,6 +5,7 @@ import Testing
 import VirtualReader
 import FIDOWire
 import JSONSupport
+import TestSupport
 
 @Suite("Control channel: requests and the Unix socket")
 struct ControlChannelTests {

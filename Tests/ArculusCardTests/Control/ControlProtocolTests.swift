@@ -5,6 +5,7 @@ import Testing
 import VirtualReader
 import FIDOWire
 import JSONSupport
+import TestSupport
 
 @Suite("Control protocol: typed requests and responses, WebDriver credentials")
 struct ControlProtocolTests {

@@ -2,6 +2,7 @@ import ArculusCard
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// APDUs and CTAP requests the control tests send, as python-fido2 sends them.
 enum ControlAPDU {

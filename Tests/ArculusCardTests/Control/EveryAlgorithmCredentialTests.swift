@@ -5,6 +5,7 @@ import JSONSupport
 import Testing
 import VirtualReader
 import FIDOWire
+import TestSupport
 
 /// The state control sees every credential, of every algorithm the profile has: one made over
 /// CTAP with EdDSA on the reference card is listed (with its algorithm and key) and counted, and

@@ -2,6 +2,7 @@ import ArculusCard
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 @Suite("State control: PIN, retries, counter and credentials set directly")
 struct StateControlTests {
@@ -48,7 +49,7 @@ struct StateControlTests {
         #expect(body[int: 3] == 3)
         try card.setPINRetries(0)
         let session = try PlatformPINOne(card: card)
-        let pinHashEnc = try session.encrypt(Array(SHA256.hash(Array("123456".utf8)).prefix(16)))
+        let pinHashEnc = try session.encrypt(pinHash("123456"))
         let blocked = card.send(.clientPIN, [.int(1): 1, .int(2): 5, .int(3): session.platformKey, .int(6): .bytes(pinHashEnc)])
         #expect(blocked.status == .pinBlocked)
         #expect(throws: StateControlError.retriesOutOfRange(9)) { try card.setPINRetries(9) }

@@ -3,17 +3,18 @@ import CBOR
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 extension PlatformPINOne {
     /// getPinUvAuthTokenUsingPinWithPermissions (0x09) with protocol one: the decrypted token.
     static func token(_ pin: String, permissions: UInt64, rpId: String? = nil, on card: VirtualCard) throws -> [UInt8] {
         let session = try PlatformPINOne(card: card)
-        let pinHashEnc = try session.encrypt(Array(SHA256.hash(Array(pin.utf8)).prefix(16)))
+        let pinHashEnc = try session.encrypt(pinHash(pin))
         var request: CBORMap = [.int(1): 1, .int(2): 9, .int(3): session.platformKey, .int(6): .bytes(pinHashEnc),
                                 .int(9): .unsigned(permissions)]
         if let rpId { request[int: 0x0A] = .text(rpId) }
         guard let encrypted = try card.send(.clientPIN, request).okBody()[int: 2]?.bytesValue else { throw TestFailure("no token") }
-        return try AES256CBC.decrypt(key: session.sharedSecret, iv: [UInt8](repeating: 0, count: 16), ciphertext: encrypted)
+        return try session.session.decrypt(encrypted)
     }
 }
 
@@ -26,7 +27,7 @@ func configParameters(_ subCommand: UInt8, _ parameters: CBORMap? = nil, token: 
         var message = [UInt8](repeating: 0xFF, count: 32) + [0x0D, subCommand]
         if let parameters { message += CBOREncoder.encode(.map(parameters)) }
         request[int: 3] = 1
-        request[int: 4] = .bytes(Array(HMACSHA256.authenticate(key: token, data: message).prefix(16)))
+        request[int: 4] = .bytes(PlatformPIN.one.authenticate(key: token, message))
     }
     return request
 }

@@ -3,28 +3,7 @@ import CardCrypto
 import Foundation
 import Testing
 import FIDOWire
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// A temporary directory removed when the value goes away.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("ArculusCardTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        path = base.path
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    func contents() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: path).sorted() }
-}
+import TestSupport
 
 extension CTAPResponse {
     /// The body of a CTAP2_OK response.
@@ -34,46 +13,39 @@ extension CTAPResponse {
     }
 }
 
-/// PIN/UV auth protocol one, platform side (CTAP 2.1 §6.5.6), for card-level tests.
+/// PIN/UV auth protocol one through a card's typed API, for card-level tests: TestSupport's
+/// platform side (``PlatformPIN``), written apart from the card's own PIN code.
 struct PlatformPINOne {
-    let platformKey: CBORValue
-    let sharedSecret: [UInt8]
+    let session: PlatformSession
 
+    /// getKeyAgreement, then `encapsulate` with a fresh platform key.
     init(card: VirtualCard) throws {
         let body = try card.send(.clientPIN, [.int(1): 1, .int(2): 2]).okBody()
-        guard let cardKey = body[int: 1]?.mapValue, let x = cardKey[int: -2]?.bytesValue, let y = cardKey[int: -3]?.bytesValue else {
-            throw TestFailure("no key agreement key")
-        }
-        let key = try P256PrivateKey()
-        sharedSecret = SHA256.hash(try key.sharedSecret(with: try P256PublicKey(x: x, y: y)))
-        platformKey = .map([.int(1): 2, .int(3): -25, .int(-1): 1, .int(-2): .bytes(key.publicKey.x), .int(-3): .bytes(key.publicKey.y)])
+        guard let cardKey = body[int: 1] else { throw TestFailure("no key agreement key") }
+        session = try PlatformPIN.one.encapsulate(cardKey)
     }
 
-    func encrypt(_ plaintext: [UInt8]) throws -> [UInt8] {
-        try AES256CBC.encrypt(key: sharedSecret, iv: [UInt8](repeating: 0, count: 16), plaintext: plaintext)
-    }
+    /// The platform's key-agreement key, for keyAgreement (0x03).
+    var platformKey: CBORValue { session.platformKey }
+    /// SHA-256(Z).
+    var sharedSecret: [UInt8] { session.sharedSecret }
 
-    func authenticate(_ key: [UInt8], _ message: [UInt8]) -> [UInt8] {
-        Array(HMACSHA256.authenticate(key: key, data: message).prefix(16))
-    }
+    func encrypt(_ plaintext: [UInt8]) throws -> [UInt8] { try session.encrypt(plaintext) }
 
     static func setPIN(_ pin: String, on card: VirtualCard) throws {
-        let session = try PlatformPINOne(card: card)
-        let block = Array(pin.utf8) + [UInt8](repeating: 0, count: 64 - pin.utf8.count)
-        let newPinEnc = try session.encrypt(block)
+        let session = try PlatformPINOne(card: card).session
+        let newPinEnc = try session.encrypt(paddedPIN(pin))
         _ = try card.send(.clientPIN, [.int(1): 1, .int(2): 3, .int(3): session.platformKey,
-                                       .int(4): .bytes(session.authenticate(session.sharedSecret, newPinEnc)),
-                                       .int(5): .bytes(newPinEnc)]).okBody()
+                                       .int(4): .bytes(session.authenticate(newPinEnc)), .int(5): .bytes(newPinEnc)]).okBody()
     }
 
     /// getPinToken (0x05): the decrypted token.
     static func token(_ pin: String, on card: VirtualCard) throws -> [UInt8] {
-        let session = try PlatformPINOne(card: card)
-        let pinHashEnc = try session.encrypt(Array(SHA256.hash(Array(pin.utf8)).prefix(16)))
+        let session = try PlatformPINOne(card: card).session
         let body = try card.send(.clientPIN, [.int(1): 1, .int(2): 5, .int(3): session.platformKey,
-                                              .int(6): .bytes(pinHashEnc)]).okBody()
+                                              .int(6): .bytes(try session.encrypt(pinHash(pin)))]).okBody()
         guard let encrypted = body[int: 2]?.bytesValue else { throw TestFailure("no token") }
-        return try AES256CBC.decrypt(key: session.sharedSecret, iv: [UInt8](repeating: 0, count: 16), ciphertext: encrypted)
+        return try session.decrypt(encrypted)
     }
 }
 
@@ -87,7 +59,7 @@ func makeCredentialParameters(rpId: String = "example.com", userId: [UInt8], rk:
     ]
     if rk { request[int: 7] = .map(["rk": true]) }
     if let token {
-        request[int: 8] = .bytes(Array(HMACSHA256.authenticate(key: token, data: clientDataHash).prefix(16)))
+        request[int: 8] = .bytes(PlatformPIN.one.authenticate(key: token, clientDataHash))
         request[int: 9] = 1
     }
     return request

@@ -1,6 +1,7 @@
 import ArculusCard
 import CardCrypto
 import FIDOWire
+import TestSupport
 
 /// A card a test drives with APDUs only, as a reader does, at times the test sets: a
 /// ``CardModel`` (``ModelDriver``) or a ``VirtualCard`` (``VirtualCardDriver``). The helpers
@@ -155,7 +156,7 @@ extension CardDriver {
     /// setPIN with protocol one.
     mutating func setPIN(_ pin: String, platform: FixedKeyPlatform) throws {
         let secret = try platform.sharedSecret(with: try cardKeyAgreementKey())
-        let newPinEnc = try platform.encrypt(secret, Array(pin.utf8) + [UInt8](repeating: 0, count: 64 - pin.utf8.count))
+        let newPinEnc = try platform.encrypt(secret, paddedPIN(pin))
         _ = try ok(.clientPIN, CBORMap([
             ClientPINKey.pinUvAuthProtocol: 1, .subCommand: .int(ClientPINSubcommand.setPIN.rawValue),
             .keyAgreement: platform.coseKey, .pinUvAuthParam: .bytes(FixedKeyPlatform.authenticate(secret, newPinEnc)),
@@ -168,7 +169,7 @@ extension CardDriver {
     mutating func pinToken(_ pin: String, permissions: PINUVAuthPermissions? = nil, rpId: String? = nil,
                            platform: FixedKeyPlatform) throws -> (status: CTAPStatus, token: [UInt8]?) {
         let secret = try platform.sharedSecret(with: try cardKeyAgreementKey())
-        let pinHashEnc = try platform.encrypt(secret, Array(SHA256.hash(Array(pin.utf8)).prefix(16)))
+        let pinHashEnc = try platform.encrypt(secret, pinHash(pin))
         let subcommand: ClientPINSubcommand = permissions == nil ? .getPinToken : .getPinUvAuthTokenUsingPinWithPermissions
         let answer = try send(.clientPIN, CBORMap([
             ClientPINKey.pinUvAuthProtocol: 1, .subCommand: .int(subcommand.rawValue), .keyAgreement: platform.coseKey,
@@ -246,9 +247,9 @@ extension CardDriver {
     }
 }
 
-/// The platform side of PIN/UV auth protocol one (CTAP 2.1 §6.5.6), written here from the
-/// specification. Its key is fixed, and protocol one's IV is zero, so the same script of commands
-/// is the same bytes on every run.
+/// The platform side of PIN/UV auth protocol one (CTAP 2.1 §6.5.6): TestSupport's
+/// ``PlatformPIN``, written from the specification, with a fixed key. Protocol one's IV is zero,
+/// so the same script of commands is the same bytes on every run.
 struct FixedKeyPlatform {
     let key: P256PrivateKey
 
@@ -258,26 +259,17 @@ struct FixedKeyPlatform {
     }
 
     /// The platform's key-agreement key as CTAP sends it.
-    var coseKey: CBORValue {
-        .map([.int(1): 2, .int(3): -25, .int(-1): 1, .int(-2): .bytes(key.publicKey.x), .int(-3): .bytes(key.publicKey.y)])
-    }
+    var coseKey: CBORValue { PlatformPIN.coseKeyAgreement(key.publicKey) }
 
     /// SHA-256 of the ECDH x-coordinate with the card's key.
     func sharedSecret(with cardKey: CBORMap) throws -> [UInt8] {
-        guard let x = cardKey[int: -2]?.bytesValue, let y = cardKey[int: -3]?.bytesValue else { throw TestFailure("not a COSE key") }
-        return SHA256.hash(try key.sharedSecret(with: try P256PublicKey(x: x, y: y)))
+        try PlatformPIN.one.encapsulate(.map(cardKey), platformKey: key).sharedSecret
     }
 
-    func encrypt(_ secret: [UInt8], _ plaintext: [UInt8]) throws -> [UInt8] {
-        try AES256CBC.encrypt(key: secret, iv: [UInt8](repeating: 0, count: 16), plaintext: plaintext)
-    }
+    func encrypt(_ secret: [UInt8], _ plaintext: [UInt8]) throws -> [UInt8] { try PlatformPIN.one.encrypt(key: secret, plaintext) }
 
-    func decrypt(_ secret: [UInt8], _ ciphertext: [UInt8]) throws -> [UInt8] {
-        try AES256CBC.decrypt(key: secret, iv: [UInt8](repeating: 0, count: 16), ciphertext: ciphertext)
-    }
+    func decrypt(_ secret: [UInt8], _ ciphertext: [UInt8]) throws -> [UInt8] { try PlatformPIN.one.decrypt(key: secret, ciphertext) }
 
     /// LEFT(HMAC-SHA-256(key, message), 16).
-    static func authenticate(_ key: [UInt8], _ message: [UInt8]) -> [UInt8] {
-        Array(HMACSHA256.authenticate(key: key, data: message).prefix(16))
-    }
+    static func authenticate(_ key: [UInt8], _ message: [UInt8]) -> [UInt8] { PlatformPIN.one.authenticate(key: key, message) }
 }

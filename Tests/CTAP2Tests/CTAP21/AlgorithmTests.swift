@@ -3,6 +3,7 @@ import CTAP2
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// Credential algorithms (CTAP 2.1 §6.1.2 step 3, pubKeyCredParams; getInfo algorithms 0x0A) on
 /// the reference card, which offers ES256, EdDSA, ES384, ES512, ES256K, RS256 and PS256.
@@ -55,7 +56,7 @@ struct AlgorithmTests {
         #expect(assertion.credentialId == authData.credentialId)
         #expect(key.isValidSignature(assertion.signature, for: assertion.authData.raw + assertion.clientDataHash))
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: Permission.credentialManagement)
+        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
         let entry = try client.credentialManagement(CM.enumerateCredentialsBegin,
                                                     parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
                                                     token: token).body()

@@ -3,6 +3,7 @@ import CTAP2
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// authenticatorConfig (CTAP 2.1 §6.11) on the reference card: who may configure, and
 /// toggleAlwaysUv (§6.11.2) and enableEnterpriseAttestation (§6.11.1). setMinPINLength has its
@@ -33,7 +34,7 @@ struct AuthenticatorConfigTests {
     func acfgPermission(pinProtocol: PlatformPIN) throws {
         let client = try TestClient(profile: .reference)
         try client.setPIN(Fixture.pin, pinProtocol)
-        let cm = try client.token(Fixture.pin, pinProtocol, permissions: Permission.credentialManagement)
+        let cm = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.credentialManagement)
         #expect(client.config(ConfigSubcommand.toggleAlwaysUv, token: cm).status == .pinAuthInvalid)
         let mcga = try client.token(Fixture.pin, pinProtocol)
         #expect(client.config(ConfigSubcommand.toggleAlwaysUv, token: mcga).status == .pinAuthInvalid)
@@ -50,15 +51,15 @@ struct AuthenticatorConfigTests {
         let parameters: CBORMap = [.int(1): 6]
         let subCommand = ConfigSubcommand.setMinPINLength
         let wrongMessages: [(String, [UInt8])] = [
-            ("without the 32×0xff prefix", [Command.config, UInt8(subCommand)] + CBOREncoder.encode(.map(parameters))),
-            ("without subCommandParams", [UInt8](repeating: 0xFF, count: 32) + [Command.config, UInt8(subCommand)]),
+            ("without the 32×0xff prefix", [CTAPByte.config, UInt8(subCommand)] + CBOREncoder.encode(.map(parameters))),
+            ("without subCommandParams", [UInt8](repeating: 0xFF, count: 32) + [CTAPByte.config, UInt8(subCommand)]),
             ("another subCommand", TestClient.configMessage(ConfigSubcommand.toggleAlwaysUv, parameters: parameters)),
             ("other parameters", TestClient.configMessage(subCommand, parameters: [.int(1): 7])),
         ]
         for (name, message) in wrongMessages {
             var request = TestClient.configRequest(subCommand, parameters: parameters, token: token)
             request[int: 4] = .bytes(token.authenticate(message))
-            #expect(client.send(Command.config, request).status == .pinAuthInvalid, "\(name)")
+            #expect(client.send(CTAPByte.config, request).status == .pinAuthInvalid, "\(name)")
         }
         #expect(try client.getInfo()[int: 0x0D] == .int(4))
         #expect(client.config(subCommand, parameters: parameters, token: token).status == .ok)
@@ -71,9 +72,9 @@ struct AuthenticatorConfigTests {
         try client.setPIN()
         var request = TestClient.configRequest(ConfigSubcommand.toggleAlwaysUv, token: try client.configToken())
         request[int: 3] = nil
-        #expect(client.send(Command.config, request).status == .missingParameter)
+        #expect(client.send(CTAPByte.config, request).status == .missingParameter)
         request[int: 3] = 3
-        #expect(client.send(Command.config, request).status == .invalidParameter)
+        #expect(client.send(CTAPByte.config, request).status == .invalidParameter)
     }
 
     @Test("CTAP 2.1 §6.11: a card without user verification configures without a token; subcommand 0xFF (vendorPrototype) or an unknown one → INVALID_SUBCOMMAND; no subCommand → MISSING_PARAMETER")
@@ -83,7 +84,7 @@ struct AuthenticatorConfigTests {
         #expect(try Self.options(client)[text: "ep"] == true)
         #expect(client.config(0xFF, token: nil).status == .invalidSubcommand)
         #expect(client.config(0x04, token: nil).status == .invalidSubcommand)
-        #expect(client.send(Command.config, [.int(2): .map([:])]).status == .missingParameter)
+        #expect(client.send(CTAPByte.config, [.int(2): .map([:])]).status == .missingParameter)
     }
 
     @Test("CTAP 2.1 §6.11: a card without authenticatorConfig → INVALID_COMMAND (arculus-fido21, arculus-fido2)",
@@ -128,9 +129,9 @@ struct AuthenticatorConfigTests {
                 == .puatRequired)
         #expect(try client.assert(allowList: [made.id], options: ["up": false]).authData.up == false,
                 "a silent assertion is not an alwaysUv operation")
-        let mc = try client.token(Fixture.pin, .two, permissions: Permission.makeCredential, rpId: Fixture.rpId)
+        let mc = try client.token(Fixture.pin, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
         #expect(try client.makeCredential(token: mc).authData.uv)
-        let ga = try client.token(Fixture.pin, .two, permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        let ga = try client.token(Fixture.pin, .two, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
         #expect(try client.assert(allowList: [made.id], token: ga).authData.uv)
     }
 

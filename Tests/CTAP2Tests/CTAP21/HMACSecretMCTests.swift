@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// hmac-secret-mc (CTAP 2.2 §12.7): the hmac-secret PRF evaluated at creation. Its output must be
 /// what getAssertion's hmac-secret gives for the same salt in the same user verification state.
@@ -17,7 +18,7 @@ struct HMACSecretMCTests {
             let salts = HMACSecretTests.salt1 + HMACSecretTests.salt2
             let extensions: CBORMap = ["hmac-secret": true,
                                        "hmac-secret-mc": try HMACSecretTests.input(session, salts: salts)]
-            let token = uv ? try client.token(Fixture.pin, .two, permissions: Permission.makeCredential, rpId: Fixture.rpId) : nil
+            let token = uv ? try client.token(Fixture.pin, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId) : nil
             let request = TestClient.makeCredentialRequest(algorithms: [algorithm], extensions: extensions,
                                                            options: rk ? ["rk": true] : nil, token: token)
             let body = try client.makeCredential(request).body()
@@ -29,7 +30,7 @@ struct HMACSecretMCTests {
             #expect(atCreation.count == 64)
 
             let id = try #require(authData.credentialId)
-            let gaToken = uv ? try client.token(Fixture.pin, .two, permissions: Permission.getAssertion, rpId: Fixture.rpId) : nil
+            let gaToken = uv ? try client.token(Fixture.pin, .two, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId) : nil
             let assertion = try client.assert(allowList: [id], extensions: ["hmac-secret": try HMACSecretTests.input(session, salts: salts)],
                                               token: gaToken)
             #expect(assertion.authData.uv == uv)

@@ -3,6 +3,7 @@ import CTAP2
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// authenticatorLargeBlobs (CTAP 2.1 §6.10) on the reference card (maxSerializedLargeBlobArray
 /// 4096, maxMsgSize 2048: fragments of at most 1984 bytes), and the largeBlobKey extension (§12.3).
@@ -32,11 +33,11 @@ struct LargeBlobsTests {
         #expect(client.largeBlobGet(offset: 0, count: 1984).status == .ok)
         #expect(client.largeBlobGet(offset: 0, count: 1985).status == .invalidLength)
         #expect(client.largeBlobGet(offset: 18, count: 1).status == .invalidParameter)
-        #expect(client.send(Command.largeBlobs, [.int(1): 10, .int(3): 0, .int(4): 17]).status == .invalidParameter)
-        #expect(client.send(Command.largeBlobs, [.int(1): 10, .int(2): .bytes(Self.empty), .int(3): 0, .int(4): 17]).status
+        #expect(client.send(CTAPByte.largeBlobs, [.int(1): 10, .int(3): 0, .int(4): 17]).status == .invalidParameter)
+        #expect(client.send(CTAPByte.largeBlobs, [.int(1): 10, .int(2): .bytes(Self.empty), .int(3): 0, .int(4): 17]).status
                 == .invalidParameter)
-        #expect(client.send(Command.largeBlobs, [.int(3): 0]).status == .invalidParameter)
-        #expect(client.send(Command.largeBlobs, [.int(1): 10]).status == .invalidParameter, "offset is required (step 1: INVALID_PARAMETER)")
+        #expect(client.send(CTAPByte.largeBlobs, [.int(3): 0]).status == .invalidParameter)
+        #expect(client.send(CTAPByte.largeBlobs, [.int(1): 10]).status == .invalidParameter, "offset is required (step 1: INVALID_PARAMETER)")
     }
 
     @Test("CTAP 2.1 §6.10.2 set: written in fragments (offset, length with the first) and read back whole; only the last fragment makes it durable",
@@ -107,9 +108,9 @@ struct LargeBlobsTests {
         let client = try TestClient(profile: .reference)
         try client.setPIN(Fixture.pin, pinProtocol)
         #expect(client.largeBlobSet(Self.empty, offset: 0, length: 17, token: nil).status == .puatRequired)
-        let noLbw = try client.token(Fixture.pin, pinProtocol, permissions: Permission.credentialManagement)
+        let noLbw = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.credentialManagement)
         #expect(client.largeBlobSet(Self.empty, offset: 0, length: 17, token: noLbw).status == .pinAuthInvalid)
-        let lbw = try client.token(Fixture.pin, pinProtocol, permissions: Permission.largeBlobWrite)
+        let lbw = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.largeBlobWrite)
         #expect(client.writeLargeBlobArray(Self.big, fragmentSize: 1000, token: lbw).status == .ok)
         #expect(try client.readLargeBlobArray() == Self.big, "reading needs no token")
     }
@@ -118,19 +119,19 @@ struct LargeBlobsTests {
     func writeMessage() throws {
         let client = try TestClient(profile: .reference)
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: Permission.largeBlobWrite)
+        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.largeBlobWrite)
         let first = Array(Self.big[0..<1000])
         #expect(client.largeBlobSet(first, offset: 0, length: Self.big.count, token: token).status == .ok)
         let second = Array(Self.big[1000..<2000])
         var request = TestClient.largeBlobSetRequest(second, offset: 1000, length: nil, token: token)
         request[int: 5] = .bytes(token.authenticate(TestClient.largeBlobMessage(offset: 0, fragment: second)))
-        #expect(client.send(Command.largeBlobs, request).status == .pinAuthInvalid, "MAC over offset 0")
+        #expect(client.send(CTAPByte.largeBlobs, request).status == .pinAuthInvalid, "MAC over offset 0")
         request[int: 5] = .bytes(token.authenticate(TestClient.largeBlobMessage(offset: 1000, fragment: first)))
-        #expect(client.send(Command.largeBlobs, request).status == .pinAuthInvalid, "MAC over another fragment")
+        #expect(client.send(CTAPByte.largeBlobs, request).status == .pinAuthInvalid, "MAC over another fragment")
         // big-endian offset instead of little-endian
         let bigEndian = [UInt8](repeating: 0xFF, count: 32) + [0x0C, 0x00, 0x00, 0x00, 0x03, 0xE8] + SHA256.hash(second)
         request[int: 5] = .bytes(token.authenticate(bigEndian))
-        #expect(client.send(Command.largeBlobs, request).status == .pinAuthInvalid, "MAC with a big-endian offset")
+        #expect(client.send(CTAPByte.largeBlobs, request).status == .pinAuthInvalid, "MAC with a big-endian offset")
     }
 
     @Test("CTAP 2.1 §6.10: a card without large blobs → INVALID_COMMAND")
@@ -204,7 +205,7 @@ struct LargeBlobsTests {
         let request = TestClient.makeCredentialRequest(extensions: ["largeBlobKey": true], options: ["rk": true])
         let key = try #require(try client.makeCredential(request).body()[int: 5]?.bytesValue)
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: Permission.credentialManagement)
+        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
         let entry = try client.credentialManagement(CM.enumerateCredentialsBegin,
                                                     parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
                                                     token: token).body()

@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// pinUvAuthParam lengths (CTAP 2.1 §6.5.6 protocol one: LEFT(HMAC, 16); §6.5.7 protocol two:
 /// the whole 32-byte HMAC). verify() compares the whole value, so a protocol-2 parameter cut to
@@ -25,7 +26,7 @@ struct PINProtocolTwoTests {
     func cutToSixteen() throws {
         let (client, made) = try Self.card()
         let token = try client.token(Fixture.pin, .two,
-                                     permissions: Permission.makeCredential | Permission.getAssertion | Permission.credentialManagement,
+                                     permissions: PermissionBit.makeCredential | PermissionBit.getAssertion | PermissionBit.credentialManagement,
                                      rpId: Fixture.rpId)
         var mc = TestClient.makeCredentialRequest(token: token)
         #expect(mc[int: 8]?.bytesValue?.count == 32)
@@ -38,7 +39,7 @@ struct PINProtocolTwoTests {
                                                         parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
                                                         token: token)
         Self.cut(&cm, key: 4, to: 16)
-        #expect(client.send(Command.credentialManagement, cm).status == .pinAuthInvalid)
+        #expect(client.send(CTAPByte.credentialManagement, cm).status == .pinAuthInvalid)
         // The whole parameter is still good: none of the cut ones used the token up.
         #expect(try client.assert(allowList: [made.id], options: ["up": false], token: token).authData.uv)
     }
@@ -46,7 +47,7 @@ struct PINProtocolTwoTests {
     @Test("CTAP 2.1 §6.5.6 verify: a protocol-one pinUvAuthParam of 16 bytes works with pinUvAuthProtocol 1 only; sent as protocol 2 → PIN_AUTH_INVALID; the whole 32-byte HMAC as protocol 1 → PIN_AUTH_INVALID")
     func protocolOneLength() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .one, permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.pin, .one, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
         var asTwo = TestClient.getAssertionRequest(allowList: [made.id], token: token)
         #expect(asTwo[int: 6]?.bytesValue?.count == 16)
         asTwo[int: 7] = 2
@@ -61,7 +62,7 @@ struct PINProtocolTwoTests {
           arguments: [31, 33, 48, 64])
     func otherLengths(length: Int) throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
         var request = TestClient.getAssertionRequest(allowList: [made.id], token: token)
         let param = try #require(request[int: 6]?.bytesValue)
         request[int: 6] = .bytes(Array((param + [UInt8](repeating: 0, count: 32)).prefix(length)))

@@ -3,13 +3,14 @@ import CTAP2
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// The persistent pinUvAuthToken (CTAP 2.2 `pcmr`, permission 0x40, getInfo option perCredMgmtRO):
 /// read-only credential management that survives power cycles until the PIN changes or the card
 /// is reset, and getInfo's encIdentifier (0x19) and encCredStoreState (0x1E) under it.
 @Suite("The persistent pinUvAuthToken (CTAP 2.2 pcmr)")
 struct PersistentTokenTests {
-    static let pcmr = Permission.persistentCredentialManagementReadOnly
+    static let pcmr = PermissionBit.persistentCredentialManagementReadOnly
 
     /// The reference card with a PIN and discoverable credentials alice, bob (example.com).
     static func card() throws -> (TestClient, [MadeCredential]) {
@@ -25,7 +26,7 @@ struct PersistentTokenTests {
     }
 
     @Test("CTAP 2.2 §6.5.5.7.2 step 4: pcmr alone gives a token (no RP ID needed); pcmr with another permission → UNAUTHORIZED_PERMISSION (\"pcmr: perCredMgmtRO is false or absent, or any other pinUvAuthToken permission is requested\"), no PIN attempt used",
-          arguments: [Permission.credentialManagement, Permission.makeCredential, Permission.largeBlobWrite])
+          arguments: [PermissionBit.credentialManagement, PermissionBit.makeCredential, PermissionBit.largeBlobWrite])
     func issuedAlone(other: UInt64) throws {
         let (client, _) = try Self.card()
         #expect(try client.getInfo()[int: 4]?.mapValue?[text: "perCredMgmtRO"] == true)
@@ -89,7 +90,7 @@ struct PersistentTokenTests {
     func otherTokens(pinProtocol: PlatformPIN) throws {
         let (client, _) = try Self.card()
         let first = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
-        let cm = try client.token(Fixture.pin, .one, permissions: Permission.credentialManagement)
+        let cm = try client.token(Fixture.pin, .one, permissions: PermissionBit.credentialManagement)
         #expect(Self.metadata(client, cm).status == .ok)
         #expect(Self.metadata(client, first).status == .ok, "still valid after another token")
         let second = try client.token(Fixture.pin, pinProtocol, permissions: Self.pcmr)
@@ -112,7 +113,7 @@ struct PersistentTokenTests {
     func forgottenOnReset() throws {
         let (client, _) = try Self.card()
         let token = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
-        #expect(client.send(Command.reset).status == .ok)
+        #expect(client.send(CTAPByte.reset).status == .ok)
         #expect(client.authenticator.state.persistentToken == nil)
         try client.setPIN()
         #expect(Self.metadata(client, token).status == .pinAuthInvalid)
@@ -168,10 +169,10 @@ struct PersistentTokenTests {
         var states = [try Self.identifiers(client, token)]
         _ = try client.makeCredential(userId: [9])  // non-discoverable: nothing stored
         #expect(try Self.identifiers(client, token).store == states[0].store)
-        let mc = try client.token(Fixture.pin, .two, permissions: Permission.makeCredential, rpId: Fixture.rpId)
+        let mc = try client.token(Fixture.pin, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
         _ = try client.makeCredential(userId: [3], rk: true, token: mc)
         states.append(try Self.identifiers(client, token))
-        let cm = try client.token(Fixture.pin, .two, permissions: Permission.credentialManagement)
+        let cm = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
         let update: CBORMap = [.int(2): TestClient.descriptor(made[0].id), .int(3): .map(["id": .bytes([1]), "name": "al"])]
         #expect(client.credentialManagement(CM.updateUserInformation, parameters: update, token: cm).status == .ok)
         states.append(try Self.identifiers(client, token))
@@ -186,7 +187,7 @@ struct PersistentTokenTests {
     func identifierAfterReset() throws {
         let (client, _) = try Self.card()
         let before = try Self.identifiers(client, try client.token(Fixture.pin, .two, permissions: Self.pcmr))
-        #expect(client.send(Command.reset).status == .ok)
+        #expect(client.send(CTAPByte.reset).status == .ok)
         try client.setPIN()
         let after = try Self.identifiers(client, try client.token(Fixture.pin, .two, permissions: Self.pcmr))
         #expect(after.identifier != before.identifier)

@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// setMinPINLength (CTAP 2.1 §6.11.4) and the minPinLength extension (§12.4) on the reference
 /// card (maxRPIDsForSetMinPINLength 8, maxPINLength 63).
@@ -57,7 +58,7 @@ struct SetMinPINLengthTests {
         #expect(try Self.setMinPINLength(client, [.int(3): true]).status == .ok)
         #expect(try Self.info(client, 0x0C) == true)
         #expect(try client.tokenReply(Fixture.pin, pinProtocol).status == .pinInvalid)
-        #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: Permission.makeCredential, rpId: Fixture.rpId).status
+        #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId).status
                 == .pinPolicyViolation)
         #expect(try client.pinRetries() == 8, "the PIN was right: no attempt is lost")
         #expect(try client.changePIN(from: Fixture.pin, to: "98765", pinProtocol).status == .ok)

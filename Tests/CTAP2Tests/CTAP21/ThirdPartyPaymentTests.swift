@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// thirdPartyPayment (CTAP 2.2 §12.9): a credential made with it is marked as usable for payment
 /// by a third party; getAssertion with the input tells whether the credential is; credential
@@ -31,7 +32,7 @@ struct ThirdPartyPaymentTests {
         let payment = try client.makeCredential(userId: [1], rk: true, extensions: ["thirdPartyPayment": true])
         let plain = try client.makeCredential(userId: [2], rk: true)
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: Permission.credentialManagement)
+        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
         let first = try client.credentialManagement(CM.enumerateCredentialsBegin,
                                                     parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
                                                     token: token).body()
@@ -51,7 +52,7 @@ struct ThirdPartyPaymentTests {
         #expect(made.authData.extensions == nil)
         #expect(try client.assert(extensions: ["thirdPartyPayment": true]).authData.extensions == nil)
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: Permission.credentialManagement)
+        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
         let entry = try client.credentialManagement(CM.enumerateCredentialsBegin,
                                                     parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
                                                     token: token).body()

@@ -2,13 +2,14 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// What collecting user presence does to the pinUvAuthToken in use (CTAP 2.1 §6.1.2 step 14,
 /// §6.2.2 step 9): clearUserPresentFlag(), clearUserVerifiedFlag() and
 /// clearPinUvAuthTokenPermissionsExceptLbw() — whether or not the request carried the token.
 @Suite("The token after user presence (CTAP 2.1 §6.1.2 step 14.4, §6.2.2 step 9.4)")
 struct TokenUseTests {
-    static let allThree = Permission.makeCredential | Permission.getAssertion | Permission.largeBlobWrite
+    static let allThree = PermissionBit.makeCredential | PermissionBit.getAssertion | PermissionBit.largeBlobWrite
 
     /// A 2.1 card with large blobs, a credential made before the PIN, then the PIN.
     static func card() throws -> (TestClient, MadeCredential) {

@@ -3,6 +3,7 @@ import CTAP2
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// authenticatorConfig subcommand numbers (CTAP 2.1 §6.11).
 enum ConfigSubcommand {
@@ -17,7 +18,7 @@ extension TestClient {
     /// What an authenticatorConfig pinUvAuthParam covers: 32×0xff ‖ 0x0d ‖ subCommand ‖
     /// subCommandParams (CTAP 2.1 §6.11).
     static func configMessage(_ subCommand: UInt64, parameters: CBORMap?) -> [UInt8] {
-        var message = [UInt8](repeating: 0xFF, count: 32) + [Command.config, UInt8(subCommand)]
+        var message = [UInt8](repeating: 0xFF, count: 32) + [CTAPByte.config, UInt8(subCommand)]
         if let parameters { message += CBOREncoder.encode(.map(parameters)) }
         return message
     }
@@ -33,12 +34,12 @@ extension TestClient {
     }
 
     func config(_ subCommand: UInt64, parameters: CBORMap? = nil, token: PlatformToken?) -> Reply {
-        send(Command.config, Self.configRequest(subCommand, parameters: parameters, token: token))
+        send(CTAPByte.config, Self.configRequest(subCommand, parameters: parameters, token: token))
     }
 
     /// A token with the acfg permission.
     func configToken(_ pinProtocol: PlatformPIN = .two, pin: String = Fixture.pin) throws -> PlatformToken {
-        try token(pin, pinProtocol, permissions: Permission.authenticatorConfig)
+        try token(pin, pinProtocol, permissions: PermissionBit.authenticatorConfig)
     }
 
     // MARK: - authenticatorLargeBlobs
@@ -53,7 +54,7 @@ extension TestClient {
     /// SHA-256(fragment) (CTAP 2.1 §6.10.2).
     static func largeBlobMessage(offset: Int, fragment: [UInt8]) -> [UInt8] {
         let offset = UInt32(offset)
-        return [UInt8](repeating: 0xFF, count: 32) + [Command.largeBlobs, 0x00]
+        return [UInt8](repeating: 0xFF, count: 32) + [CTAPByte.largeBlobs, 0x00]
             + [UInt8(offset & 0xFF), UInt8(offset >> 8 & 0xFF), UInt8(offset >> 16 & 0xFF), UInt8(offset >> 24)]
             + SHA256.hash(fragment)
     }
@@ -69,11 +70,11 @@ extension TestClient {
     }
 
     func largeBlobSet(_ fragment: [UInt8], offset: Int, length: Int?, token: PlatformToken?) -> Reply {
-        send(Command.largeBlobs, Self.largeBlobSetRequest(fragment, offset: offset, length: length, token: token))
+        send(CTAPByte.largeBlobs, Self.largeBlobSetRequest(fragment, offset: offset, length: length, token: token))
     }
 
     func largeBlobGet(offset: Int, count: Int) -> Reply {
-        send(Command.largeBlobs, [.int(1): .int(count), .int(3): .int(offset)])
+        send(CTAPByte.largeBlobs, [.int(1): .int(count), .int(3): .int(offset)])
     }
 
     /// Writes `serialized` in fragments of `fragmentSize`; the first status that is not OK, else OK.

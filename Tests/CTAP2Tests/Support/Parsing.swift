@@ -1,5 +1,6 @@
 import CBOR
 import CardCrypto
+import TestSupport
 
 /// Authenticator data parsed by the layout of WebAuthn §6.1: rpIdHash (32) ‖ flags (1) ‖
 /// signCount (4, big-endian) ‖ [aaguid (16) ‖ L (2) ‖ credentialId (L) ‖ COSE key] ‖ [extensions].

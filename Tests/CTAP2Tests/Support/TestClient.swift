@@ -5,40 +5,7 @@ import CardCrypto
 import Foundation
 import Testing
 import FIDOWire
-
-/// A failed expectation inside a helper, reported as a thrown error.
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Command bytes as CTAP 2.1 §6 numbers them (kept here so the tests do not depend on the
-/// implementation's own enum for the values).
-enum Command {
-    static let makeCredential: UInt8 = 0x01
-    static let getAssertion: UInt8 = 0x02
-    static let getInfo: UInt8 = 0x04
-    static let clientPIN: UInt8 = 0x06
-    static let reset: UInt8 = 0x07
-    static let getNextAssertion: UInt8 = 0x08
-    static let credentialManagement: UInt8 = 0x0A
-    static let selection: UInt8 = 0x0B
-    static let largeBlobs: UInt8 = 0x0C
-    static let config: UInt8 = 0x0D
-    /// authenticatorCredentialManagement as FIDO_2_1_PRE numbered it.
-    static let credentialManagementPreview: UInt8 = 0x41
-}
-
-/// Permission bits of getPinUvAuthTokenUsingPinWithPermissions (CTAP 2.1 §6.5.5.7; pcmr is CTAP 2.2's).
-enum Permission {
-    static let makeCredential: UInt64 = 0x01
-    static let getAssertion: UInt64 = 0x02
-    static let credentialManagement: UInt64 = 0x04
-    static let bioEnrollment: UInt64 = 0x08
-    static let largeBlobWrite: UInt64 = 0x10
-    static let authenticatorConfig: UInt64 = 0x20
-    static let persistentCredentialManagementReadOnly: UInt64 = 0x40
-}
+import TestSupport
 
 /// One response: status byte + CBOR.
 struct Reply: CustomStringConvertible {
@@ -98,7 +65,7 @@ final class TestClient {
     }
 
     func getInfo() throws -> CBORMap {
-        try send(Command.getInfo).body()
+        try send(CTAPByte.getInfo).body()
     }
 
     func powerCycle() {
@@ -109,7 +76,7 @@ final class TestClient {
     // MARK: - clientPIN
 
     func clientPIN(_ parameters: CBORMap) -> Reply {
-        send(Command.clientPIN, parameters)
+        send(CTAPByte.clientPIN, parameters)
     }
 
     /// getKeyAgreement, then `encapsulate` on the platform side.
@@ -128,7 +95,7 @@ final class TestClient {
     static func setPINRequest(_ session: PlatformSession, newPINBlock: [UInt8]) throws -> CBORMap {
         let newPinEnc = try session.encrypt(newPINBlock)
         return [
-            .int(1): .int(session.pinProtocol.rawValue), .int(2): .int(3), .int(3): session.platformKeyAgreement,
+            .int(1): .int(session.pinProtocol.rawValue), .int(2): .int(3), .int(3): session.platformKey,
             .int(4): .bytes(session.authenticate(newPinEnc)), .int(5): .bytes(newPinEnc),
         ]
     }
@@ -137,7 +104,7 @@ final class TestClient {
         let newPinEnc = try session.encrypt(paddedPIN(newPIN))
         let pinHashEnc = try session.encrypt(pinHash(currentPIN))
         return [
-            .int(1): .int(session.pinProtocol.rawValue), .int(2): .int(4), .int(3): session.platformKeyAgreement,
+            .int(1): .int(session.pinProtocol.rawValue), .int(2): .int(4), .int(3): session.platformKey,
             .int(4): .bytes(session.authenticate(newPinEnc + pinHashEnc)), .int(5): .bytes(newPinEnc),
             .int(6): .bytes(pinHashEnc),
         ]
@@ -149,7 +116,7 @@ final class TestClient {
                              rpId: String? = nil) throws -> CBORMap {
         var request: CBORMap = [
             .int(1): .int(session.pinProtocol.rawValue), .int(2): .int(permissions == nil ? 5 : 9),
-            .int(3): session.platformKeyAgreement, .int(6): .bytes(try session.encrypt(pinHash(pin))),
+            .int(3): session.platformKey, .int(6): .bytes(try session.encrypt(pinHash(pin))),
         ]
         if let permissions { request[int: 9] = .unsigned(permissions) }
         if let rpId { request[int: 0x0A] = .text(rpId) }
@@ -228,8 +195,8 @@ final class TestClient {
         .map(["id": .bytes(id), "type": "public-key"])
     }
 
-    func makeCredential(_ request: CBORMap) -> Reply { send(Command.makeCredential, request) }
-    func getAssertion(_ request: CBORMap) -> Reply { send(Command.getAssertion, request) }
+    func makeCredential(_ request: CBORMap) -> Reply { send(CTAPByte.makeCredential, request) }
+    func getAssertion(_ request: CBORMap) -> Reply { send(CTAPByte.getAssertion, request) }
 
     /// A successful makeCredential, parsed.
     func makeCredential(rpId: String = Fixture.rpId, userId: [UInt8] = Fixture.userId, userName: String? = "alice",
@@ -252,7 +219,7 @@ final class TestClient {
     }
 
     func getNextAssertion(clientDataHash: [UInt8] = Fixture.clientDataHash("assertion")) throws -> Assertion {
-        try Assertion(try send(Command.getNextAssertion).body(), clientDataHash: clientDataHash)
+        try Assertion(try send(CTAPByte.getNextAssertion).body(), clientDataHash: clientDataHash)
     }
 
     // MARK: - credentialManagement
@@ -272,7 +239,7 @@ final class TestClient {
     }
 
     func credentialManagement(_ subCommand: UInt64, parameters: CBORMap? = nil, token: PlatformToken?) -> Reply {
-        send(Command.credentialManagement, Self.credentialManagementRequest(subCommand, parameters: parameters, token: token))
+        send(CTAPByte.credentialManagement, Self.credentialManagementRequest(subCommand, parameters: parameters, token: token))
     }
 }
 
@@ -303,14 +270,8 @@ func makeAuthenticator(profile: CardProfile = .arculusFIDO21, storage: CardStora
 
 /// The AAGUID's 16 bytes from its canonical text, parsed here rather than by the profile.
 func aaguidBytes(_ text: String) throws -> [UInt8] {
-    let hex = Array(text.replacingOccurrences(of: "-", with: "").utf8)
-    guard hex.count == 32 else { throw TestFailure("AAGUID \(text) is not 32 hex digits") }
-    var bytes: [UInt8] = []
-    for index in stride(from: 0, to: 32, by: 2) {
-        guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else {
-            throw TestFailure("AAGUID \(text) is not hex")
-        }
-        bytes.append(byte)
+    guard let bytes = TestHex.bytes(text.replacingOccurrences(of: "-", with: "")), bytes.count == 16 else {
+        throw TestFailure("AAGUID \(text) is not 32 hex digits")
     }
     return bytes
 }

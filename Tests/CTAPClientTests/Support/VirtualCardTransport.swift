@@ -128,15 +128,3 @@ enum Fixture {
         error(body)?.ctapStatus
     }
 }
-
-extension Array where Element == UInt8 {
-    /// Bytes from hex digits (spaces allowed); traps on bad input, which only tests write.
-    init(hexString: String) {
-        let digits = hexString.unicodeScalars.filter { !$0.properties.isWhitespace }.map { scalar -> UInt8 in
-            guard let value = Int(String(scalar), radix: 16) else { preconditionFailure("not hex: \(hexString)") }
-            return UInt8(value)
-        }
-        precondition(digits.count % 2 == 0, "odd number of hex digits in \(hexString)")
-        self = stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
-    }
-}

@@ -1,6 +1,7 @@
 import CardCrypto
 import CBOR
 import FIDOWire
+import TestSupport
 
 // Structure-aware CTAP2 requests: the fuzz input is read as a small program (`FuzzInput`) that
 // picks a command, then for each of its map keys (FIDOWire's key enums) whether it is there and
@@ -15,7 +16,7 @@ import FIDOWire
 /// handles the card returned. ``observe(request:response:body:)`` learns from every exchange.
 struct FuzzPlatform {
     /// The session with the card's current key-agreement key, per protocol (index 0: protocol 1).
-    var sessions: [PlatformPINSession?] = [nil, nil]
+    var sessions: [PlatformSession?] = [nil, nil]
     var token: PlatformToken?
     /// The PIN the card has, as far as the platform knows.
     var pin: String?
@@ -29,7 +30,7 @@ struct FuzzPlatform {
     var pendingPIN: String?
     private var ivCounter: UInt8 = 0
 
-    func session(_ pinProtocol: Int) -> PlatformPINSession? {
+    func session(_ pinProtocol: Int) -> PlatformSession? {
         (1...2).contains(pinProtocol) ? sessions[pinProtocol - 1] : nil
     }
 
@@ -92,7 +93,7 @@ struct FuzzPlatform {
         case .getPinToken, .getPinUvAuthTokenUsingPinWithPermissions:
             guard let encrypted = body[int: ClientPINResponseKey.pinUvAuthToken.rawValue]?.bytesValue,
                   let session = session(pinProtocol), let value = try? session.decrypt(encrypted) else { return }
-            token = PlatformToken(pinProtocol: pinProtocol, value: value)
+            token = PlatformToken(pinProtocol: session.pinProtocol, value: value)
         default:
             break
         }
@@ -111,7 +112,7 @@ struct FuzzPlatform {
 
     /// The credential ID in authenticator data with attested credential data (WebAuthn §6.5.1).
     static func credentialID(inAuthData authData: [UInt8]) -> [UInt8]? {
-        guard authData.count > 55, authData[32] & 0x40 != 0 else { return nil }
+        guard authData.count > 55, AuthenticatorDataFlags(rawValue: authData[32]).contains(.attestedCredentialData) else { return nil }
         let length = Int(authData[53]) << 8 | Int(authData[54])
         guard authData.count >= 55 + length else { return nil }
         return Array(authData[55..<55 + length])
@@ -121,7 +122,7 @@ struct FuzzPlatform {
 /// The platform's key-agreement key: one fixed key, so the ECDH with each of the (deterministic)
 /// card keys is computed once per process and looked up afterwards.
 enum FuzzPlatformKey {
-    nonisolated(unsafe) private static var cache: [[UInt8]: PlatformPINSession] = [:]
+    nonisolated(unsafe) private static var cache: [[UInt8]: PlatformSession] = [:]
     private static let key: P256PrivateKey = {
         var scalar = SHA256.hash(Array("arculus fuzz platform key".utf8))
         scalar[0] &= 0x7F  // below the group order
@@ -130,11 +131,11 @@ enum FuzzPlatformKey {
     }()
 
     /// The session with the card key (x, y), or nil when that is no P-256 point.
-    static func session(protocol pinProtocol: Int, cardX x: [UInt8], cardY y: [UInt8]) -> PlatformPINSession? {
+    static func session(protocol pinProtocol: Int, cardX x: [UInt8], cardY y: [UInt8]) -> PlatformSession? {
         let index = [UInt8(pinProtocol)] + x + y
         if let known = cache[index] { return known }
-        guard let card = try? P256PublicKey(x: x, y: y),
-              let session = try? PlatformClient.session(protocol: pinProtocol, platform: key, card: card) else { return nil }
+        guard let card = try? P256PublicKey(x: x, y: y), let pinProtocol = PlatformPIN(rawValue: pinProtocol),
+              let session = try? pinProtocol.session(platformKey: key, cardKey: card) else { return nil }
         if cache.count > 4096 { cache.removeAll() }
         cache[index] = session
         return session
@@ -244,17 +245,17 @@ func fixedUp(_ request: [UInt8], token: PlatformToken?) -> [UInt8] {
     case CTAPCommand.makeCredential.rawValue:
         guard map[int: 8] != nil, let hash = map[int: 1]?.bytesValue else { return request }
         map[int: 8] = .bytes(token.authenticate(hash))
-        map[int: 9] = .int(token.pinProtocol)
+        map[int: 9] = .int(token.pinProtocol.rawValue)
     case CTAPCommand.getAssertion.rawValue:
         guard map[int: 6] != nil, let hash = map[int: 2]?.bytesValue else { return request }
         map[int: 6] = .bytes(token.authenticate(hash))
-        map[int: 7] = .int(token.pinProtocol)
+        map[int: 7] = .int(token.pinProtocol.rawValue)
     case CTAPCommand.credentialManagement.rawValue, CTAPCommand.credentialManagementPreview.rawValue:
         guard map[int: 4] != nil, let subcommand = map[int: 1]?.uint64Value else { return request }
         var message: [UInt8] = [UInt8(truncatingIfNeeded: subcommand)]
         if let parameters = map[int: 2] { message += CBOREncoder.encode(parameters) }
         map[int: 4] = .bytes(token.authenticate(message))
-        map[int: 3] = .int(token.pinProtocol)
+        map[int: 3] = .int(token.pinProtocol.rawValue)
     default:
         return request
     }

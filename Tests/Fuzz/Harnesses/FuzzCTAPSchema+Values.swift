@@ -1,6 +1,7 @@
 import CardCrypto
 import CBOR
 import FIDOWire
+import TestSupport
 
 // The values FuzzCTAPSchema puts in requests: PIN protocol values computed under the platform's
 // session, entities and lists, edges of each type, and CBOR of any type.
@@ -8,13 +9,13 @@ import FIDOWire
 extension FuzzCTAPSchema {
     // MARK: - PIN protocol values
 
-    mutating func platformKey(_ session: PlatformPINSession?) -> CBORValue {
+    mutating func platformKey(_ session: PlatformSession?) -> CBORValue {
         session?.platformKey ?? .map([1: 2, 3: -25, -1: 1, -2: .bytes(fuzzFiller(32, seed: 5)), -3: .bytes(fuzzFiller(32, seed: 6))])
     }
 
     /// A COSE key that is not the platform's ECDH key: wrong algorithm, curve or key type, a
     /// point off the curve, a coordinate missing or short.
-    mutating func edgeKey(_ session: PlatformPINSession?) -> CBORValue {
+    mutating func edgeKey(_ session: PlatformSession?) -> CBORValue {
         var key = platformKey(session).mapValue ?? CBORMap()
         switch input.choice(6) {
         case 0: key[int: 3] = -7
@@ -27,7 +28,7 @@ extension FuzzCTAPSchema {
         return .map(key)
     }
 
-    mutating func encrypted(_ session: PlatformPINSession?, _ plaintext: [UInt8]) -> CBORValue {
+    mutating func encrypted(_ session: PlatformSession?, _ plaintext: [UInt8]) -> CBORValue {
         guard let session, !plaintext.isEmpty, plaintext.count % 16 == 0,
               let ciphertext = try? session.encrypt(plaintext, iv: platform.nextIV()) else {
             return .bytes(plaintext.isEmpty ? [] : fuzzFiller(plaintext.count, seed: 8))
@@ -36,13 +37,13 @@ extension FuzzCTAPSchema {
     }
 
     /// A plaintext of an edge size, encrypted when its size allows.
-    mutating func edgeEncrypted(_ session: PlatformPINSession?, _ size: Int) -> CBORValue {
+    mutating func edgeEncrypted(_ session: PlatformSession?, _ size: Int) -> CBORValue {
         let plaintext = edgeBytes(size).bytesValue ?? []
         return encrypted(session, plaintext)
     }
 
     /// newPinEnc: a PIN from the pool, padded to 64 bytes (or, now and then, to 32 or 80).
-    mutating func newPinEnc(_ session: PlatformPINSession?) -> CBORValue {
+    mutating func newPinEnc(_ session: PlatformSession?) -> CBORValue {
         let pin = input.pick(Self.pins)
         platform.pendingPIN = pin
         let bytes = Array(pin.utf8)
@@ -51,9 +52,9 @@ extension FuzzCTAPSchema {
     }
 
     /// pinHashEnc: LEFT(SHA-256(PIN), 16) of the PIN the platform believes set, or of another.
-    mutating func pinHashEnc(_ session: PlatformPINSession?) -> CBORValue {
+    mutating func pinHashEnc(_ session: PlatformSession?) -> CBORValue {
         let pin = input.pick([platform.pin ?? "1234"] + Self.pins)
-        return encrypted(session, Array(SHA256.hash(Array(pin.utf8)).prefix(16)))
+        return encrypted(session, pinHash(pin))
     }
 
     // MARK: - Entities and lists

@@ -1,6 +1,7 @@
 import CardCrypto
 import CBOR
 import FIDOWire
+import TestSupport
 
 /// The fields of each CTAP2 request, generated from the fuzz input (see FuzzCTAPGenerator.swift).
 ///
@@ -218,7 +219,7 @@ struct FuzzCTAPSchema {
     private mutating func authentication(_ map: inout CBORMap, param: Int, protocol protocolKey: Int,
                                          message: [UInt8], required: Bool? = nil) {
         let token = platform.token
-        let pinProtocol = token?.pinProtocol ?? platform.preferredProtocol
+        let pinProtocol = token?.pinProtocol.rawValue ?? platform.preferredProtocol
         let mode = presence(required: required ?? (token != nil))
         let variant = input.choice(4)
         switch mode {
@@ -227,7 +228,7 @@ struct FuzzCTAPSchema {
             switch variant {
             case 0, 1: map[int: param] = .bytes(token?.authenticate(message) ?? fuzzFiller(pinProtocol == 1 ? 16 : 32, seed: 4))
             case 2: map[int: param] = .bytes([])
-            default: map[int: param] = .bytes(PlatformPINSession.authenticate(3 - pinProtocol, key: token?.value ?? [], message))
+            default: map[int: param] = .bytes((pinProtocol == 1 ? PlatformPIN.two : .one).authenticate(key: token?.value ?? [], message))
             }
         case .edge: map[int: param] = .bytes(fuzzFiller([0, 15, 17, 31, 33, 64][variant], seed: 11))
         case .wrongType: map[int: param] = Self.anyValue(&input)

@@ -1,5 +1,6 @@
 import ArculusCard
 import CardCrypto
+import TestSupport
 
 // The card memories fuzz inputs start from, built once per process (`CardModel` and the platform's
 // knowledge are values, copied for every input): a blank card, one with a PIN and credentials,
@@ -85,7 +86,7 @@ final class FuzzBaselines: @unchecked Sendable {
     private static func populated(_ blank: FuzzStart) throws -> FuzzStart {
         let box = FuzzCardBox(blank.card)
         let platform = PlatformClient(send: { box.card.ctap($0).response })
-        guard try platform.setPIN(fuzzPIN).isOK else { throw PlatformFailure("setPIN") }
+        guard try platform.setPIN(fuzzPIN).isOK else { throw TestFailure("setPIN") }
         for (rp, user) in [("example.com", [UInt8]([1])), ("example.com", [2]), ("other.example", [3])] {
             var request = PlatformClient.makeCredentialRequest(rpId: rp, userId: user, userName: "user\(user[0])", rk: true)
             if rp == "other.example" { request[int: 6] = .map(["credProtect": 3]) }
@@ -93,7 +94,7 @@ final class FuzzBaselines: @unchecked Sendable {
             let token = try platform.token(fuzzPIN, protocol: 2, permissions: 0x07, rpId: rp).get()
             request[int: 8] = .bytes(token.authenticate(PlatformClient.clientDataHash("make")))
             request[int: 9] = 2
-            guard platform.call(CTAPByte.makeCredential, request).isOK else { throw PlatformFailure("makeCredential \(rp)") }
+            guard platform.call(CTAPByte.makeCredential, request).isOK else { throw TestFailure("makeCredential \(rp)") }
         }
         // Stored as they are now, but from a fresh power-up: no token, no session left over.
         var start = try start(.arculusFIDO21, state: box.card.state, blank.card.model.authenticator.attestation)

@@ -1,6 +1,7 @@
 import ArculusCard
 import CardCrypto
 import FIDOWire
+import TestSupport
 
 // The scripted flows the seed corpora are recorded from (FuzzSeeds.swift): what python-fido2 and
 // the Arculus app do with a card, plus misuse. Compiled into the `card` target only.

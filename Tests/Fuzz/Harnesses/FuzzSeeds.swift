@@ -3,6 +3,7 @@ import CBOR
 import FIDOWire
 import Foundation
 import Transcript
+import TestSupport
 
 // Writes the seed corpora in Fixtures/fuzz/<target>/. Compiled into the `card` target only:
 // `ARCULUS_FUZZ_WRITE_SEEDS=DIR fuzz-card` writes them into DIR and exits (fuzz.sh --seeds).

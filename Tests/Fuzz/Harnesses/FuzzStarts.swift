@@ -1,6 +1,7 @@
 import ArculusCard
 import CBOR
 import FIDOWire
+import TestSupport
 
 // The states an input can start from: the memory baselines (FuzzCards.swift) and the states a
 // few requests take them to — a token obtained, a getNextAssertion or a credential enumeration

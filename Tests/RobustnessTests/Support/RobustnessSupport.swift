@@ -4,27 +4,6 @@ import CardCrypto
 import Foundation
 import Testing
 
-/// A failed expectation inside a helper, reported as a thrown error.
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// A temporary directory removed when the value goes away.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("RobustnessTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        path = base.path
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
-
 func readFile(_ path: String) throws -> [UInt8] {
     Array(try Data(contentsOf: URL(fileURLWithPath: path)))
 }
@@ -45,10 +24,6 @@ enum APDU {
     static func ctap(_ data: [UInt8], p1: UInt8 = 0x00) -> [UInt8] {
         precondition(!data.isEmpty && data.count <= 255)
         return [0x80, 0x10, p1, 0x00, UInt8(data.count)] + data + [0x00]
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
     }
 }
 

@@ -1,5 +1,6 @@
 import ArculusCard
 import Transcript
+import TestSupport
 
 /// Whole sessions recorded in-process, for tests that need a realistic transcript.
 enum Sessions {

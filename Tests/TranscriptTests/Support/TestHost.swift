@@ -2,6 +2,7 @@ import ArculusCard
 import Foundation
 import Transcript
 import FIDOWire
+import TestSupport
 
 /// A host side for tests: speaks ISO 7816 / NFCCTAP to a card the way python-fido2 or
 /// libfido2 do, so recordings have the framing real clients produce.
@@ -90,11 +91,6 @@ struct TestHost {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Requests the tests send.
 enum Requests {
     static let rp: CBORValue = .map(["id": "example.com", "name": "Example"])
@@ -130,20 +126,6 @@ enum Requests {
         let length = Int(authData[53]) << 8 | Int(authData[54])
         return Array(authData[55..<55 + length])
     }
-}
-
-/// A temporary folder removed when the value goes away.
-final class TemporaryFolder {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("TranscriptTests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
 }
 
 /// The repository's folders.

@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// Review defect 1: the pinUvAuthToken as CTAP 2.1 §6.5.2.1 defines it — a key agreement key and a
 /// token per PIN/UV auth protocol, the usage timer, and what a use with user presence takes away.
@@ -24,7 +25,7 @@ struct Defect01TokenStateTests {
 
     /// A getAssertion token for the fixture RP.
     static func gaToken(_ client: TestClient, _ pinProtocol: PlatformPIN) throws -> PlatformToken {
-        try client.token(Fixture.pin, pinProtocol, permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
     }
 
     @Test("CTAP 2.1 §6.5.4 initialize(): each PIN/UV auth protocol has its own key agreement key")
@@ -42,7 +43,7 @@ struct Defect01TokenStateTests {
     func tokenPerProtocol(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
         try client.setPIN(Fixture.pin, pinProtocol)
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: Permission.makeCredential, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
         let crossed = PlatformToken(pinProtocol: pinProtocol == .one ? .two : .one, value: token.value)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: crossed)).status == .pinAuthInvalid)
         let made = try client.makeCredential(token: token)
@@ -102,7 +103,7 @@ struct Defect01TokenStateTests {
           arguments: PlatformPIN.allCases)
     func permissionsClearedAfterPresence(pinProtocol: PlatformPIN) throws {
         let (_, client, made) = try Self.card()
-        let both = Permission.makeCredential | Permission.getAssertion
+        let both = PermissionBit.makeCredential | PermissionBit.getAssertion
         let afterAssertion = try client.token(Fixture.pin, pinProtocol, permissions: both, rpId: Fixture.rpId)
         #expect(try client.assert(allowList: [made.id], token: afterAssertion).authData.uv)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], token: afterAssertion)).status
@@ -120,8 +121,8 @@ struct Defect01TokenStateTests {
     func newTokenEndsEveryProtocolsToken() throws {
         let client = try TestClient()
         try client.setPIN()
-        let two = try client.token(Fixture.pin, .two, permissions: Permission.makeCredential, rpId: Fixture.rpId)
-        let one = try client.token(Fixture.pin, .one, permissions: Permission.makeCredential, rpId: Fixture.rpId)
+        let two = try client.token(Fixture.pin, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
+        let one = try client.token(Fixture.pin, .one, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: two)).status == .pinAuthInvalid)
         #expect(try client.makeCredential(token: one).authData.uv)
     }
@@ -130,7 +131,7 @@ struct Defect01TokenStateTests {
     func powerOffEndsToken(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
         try client.setPIN()
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: Permission.makeCredential, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
         client.powerCycle()
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: token)).status == .pinAuthInvalid)
     }
@@ -140,7 +141,7 @@ struct Defect01TokenStateTests {
     func changePINEndsToken(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
         try client.setPIN()
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: Permission.makeCredential, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
         #expect(try client.changePIN(from: Fixture.pin, to: "98765", pinProtocol == .one ? .two : .one).status == .ok)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: token)).status == .pinAuthInvalid)
     }

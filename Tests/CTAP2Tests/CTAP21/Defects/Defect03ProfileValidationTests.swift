@@ -2,6 +2,7 @@ import CTAP2
 import Foundation
 import Testing
 import FIDOWire
+import TestSupport
 
 /// Review defect 3: a profile may advertise only what this build implements — a client that reads
 /// a feature in getInfo (CTAP 2.1 §6.4) must find it working. A profile that advertises more is
@@ -73,9 +74,10 @@ struct Defect03ProfileValidationTests {
     func loadRefuses() throws {
         var profile = Self.base
         profile.versions.append("FIDO_2_2")
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("edited-\(UUID().uuidString).json").path
+        let directory = try TemporaryDirectory("CTAP2Tests")
+        let path = directory.file("edited.json")
         try profile.jsonData().write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: ProfileError.invalid("edited", Self.cases[0].reason)) { _ = try CardProfile.load(path: path) }
+        withExtendedLifetime(directory) {}
     }
 }

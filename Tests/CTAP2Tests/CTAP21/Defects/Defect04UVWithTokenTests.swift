@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// Review defect 4: a pinUvAuthParam takes precedence over the "uv" option; with one, uv is
 /// treated as false, so uv=true is accepted and the UV flag comes from the token.
@@ -12,7 +13,7 @@ struct Defect04UVWithTokenTests {
     func makeCredential(pinProtocol: PlatformPIN, residentKey: Bool) throws {
         let client = try TestClient()
         try client.setPIN(Fixture.pin, pinProtocol)
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: Permission.makeCredential, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
         let request = TestClient.makeCredentialRequest(options: ["uv": true, "rk": .bool(residentKey)], token: token)
         let made = try MadeCredential(try client.makeCredential(request).body(), clientDataHash: Fixture.clientDataHash())
         #expect(made.authData.uv)
@@ -26,7 +27,7 @@ struct Defect04UVWithTokenTests {
         let client = try TestClient()
         let made = try client.makeCredential()
         try client.setPIN(Fixture.pin, pinProtocol)
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: Permission.getAssertion, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
         let assertion = try client.assert(allowList: [made.id], options: ["uv": true], token: token)
         #expect(assertion.authData.uv)
         #expect(assertion.verifies(with: made.publicKey))

@@ -3,6 +3,7 @@ import CTAP2
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// CBOR written by hand, members in the order given: the test encoder always writes canonical
 /// order, and these tests need a platform that does not.
@@ -47,12 +48,12 @@ struct Defect07CredentialManagementBytesTests {
         let subCommand = [UInt8(CM.deleteCredential)]
         let overCanonical = HandCBOR.credentialManagement(CM.deleteCredential, parameters: sent, token: token,
                                                           macOver: subCommand + canonical)
-        #expect(client.sendRaw([Command.credentialManagement] + overCanonical).status == .pinAuthInvalid)
+        #expect(client.sendRaw([CTAPByte.credentialManagement] + overCanonical).status == .pinAuthInvalid)
         #expect(client.authenticator.state.residentCredentials.contains { $0.id == setup.bob.id })
 
         let overSent = HandCBOR.credentialManagement(CM.deleteCredential, parameters: sent, token: token,
                                                      macOver: subCommand + sent)
-        #expect(client.sendRaw([Command.credentialManagement] + overSent).status == .ok)
+        #expect(client.sendRaw([CTAPByte.credentialManagement] + overSent).status == .ok)
         #expect(!client.authenticator.state.residentCredentials.contains { $0.id == setup.bob.id })
     }
 
@@ -70,10 +71,10 @@ struct Defect07CredentialManagementBytesTests {
         let subCommand = [UInt8(CM.updateUserInformation)]
         let overCanonical = HandCBOR.credentialManagement(CM.updateUserInformation, parameters: sent, token: token,
                                                           macOver: subCommand + canonical)
-        #expect(client.sendRaw([Command.credentialManagement] + overCanonical).status == .pinAuthInvalid)
+        #expect(client.sendRaw([CTAPByte.credentialManagement] + overCanonical).status == .pinAuthInvalid)
         let overSent = HandCBOR.credentialManagement(CM.updateUserInformation, parameters: sent, token: token,
                                                      macOver: subCommand + sent)
-        #expect(client.sendRaw([Command.credentialManagement] + overSent).status == .ok)
+        #expect(client.sendRaw([CTAPByte.credentialManagement] + overSent).status == .ok)
         #expect(client.authenticator.state.residentCredentials.first { $0.id == setup.bob.id }?.userName == "robert")
     }
 
@@ -86,6 +87,6 @@ struct Defect07CredentialManagementBytesTests {
         let sent = HandCBOR.map([(HandCBOR.item(1), [0x59, 0x00, 0x20] + hash)])
         let body = HandCBOR.credentialManagement(CM.enumerateCredentialsBegin, parameters: sent, token: token,
                                                  macOver: [UInt8(CM.enumerateCredentialsBegin)] + sent)
-        #expect(setup.client.sendRaw([Command.credentialManagement] + body).status == .invalidCBOR)
+        #expect(setup.client.sendRaw([CTAPByte.credentialManagement] + body).status == .invalidCBOR)
     }
 }

@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// Review defect 8: updateUserInformation removes a name or displayName that is absent or empty.
 @Suite("Defect 8: updateUserInformation with an empty name removes it")

@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// Review defect 10: getAssertion processes its extensions once user presence was given (CTAP 2.1
 /// §6.2.2 step 9 collects presence, step 10 processes extensions; hmac-secret's own checks,

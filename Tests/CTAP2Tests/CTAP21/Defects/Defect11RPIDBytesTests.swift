@@ -3,6 +3,7 @@ import CTAP2
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// Review defect 11: RP IDs are compared as bytes. "é.example" in NFC (U+00E9) and in NFD
 /// (e + U+0301) are canonically equivalent Unicode — equal as Swift Strings — but different RP IDs
@@ -38,7 +39,7 @@ struct Defect11RPIDBytesTests {
         _ = try client.makeCredential(rpId: Self.composed, userId: [1], rk: true)
         _ = try client.makeCredential(rpId: Self.decomposed, userId: [1], rk: true)
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: Permission.credentialManagement)
+        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
         let first = try client.credentialManagement(CM.enumerateRPsBegin, token: token).body()
         #expect(first[int: 5] == .int(2), "totalRPs")
         let second = try client.credentialManagement(CM.enumerateRPsGetNextRP, token: nil).body()

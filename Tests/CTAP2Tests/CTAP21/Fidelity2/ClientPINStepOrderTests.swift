@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// authenticatorClientPIN's rules that no suite checks: a forced PIN change is not satisfied by
 /// the same PIN (CTAP 2.1 §6.5.5.6 step 13), undefined permission bits are ignored (§6.5.5.7.2
@@ -35,7 +36,7 @@ struct ClientPINStepOrderTests {
     func undefinedPermissionsIgnored(undefined: UInt64) throws {
         let client = try TestClient()
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: Permission.credentialManagement | undefined)
+        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement | undefined)
         #expect(client.credentialManagement(CM.getCredsMetadata, token: token).status == .ok)
         // Undefined bits alone are not the value 0 (step 3): a token with no permission at all.
         let empty = try client.token(Fixture.pin, .two, permissions: undefined)
@@ -62,11 +63,11 @@ struct ClientPINStepOrderTests {
         if subCommand != 3 { try client.setPIN() }
         let session = try client.session(.two)
         var request: CBORMap = [
-            .int(1): .int(3), .int(2): .int(subCommand), .int(3): session.platformKeyAgreement,
+            .int(1): .int(3), .int(2): .int(subCommand), .int(3): session.platformKey,
             .int(4): .bytes([UInt8](repeating: 1, count: 32)), .int(5): .bytes([UInt8](repeating: 2, count: 80)),
             .int(6): .bytes([UInt8](repeating: 3, count: 32)),
         ]
-        if subCommand == 9 { request[int: 9] = .unsigned(Permission.bioEnrollment) }
+        if subCommand == 9 { request[int: 9] = .unsigned(PermissionBit.bioEnrollment) }
         request[int: drop] = nil
         #expect(client.clientPIN(request).status == .missingParameter, "\(name)")
         request[int: 1] = .int(2)
@@ -77,7 +78,7 @@ struct ClientPINStepOrderTests {
     func protocolBeforePermissions() throws {
         let client = try TestClient()
         try client.setPIN()
-        var request = try TestClient.tokenRequest(try client.session(.two), pin: Fixture.pin, permissions: Permission.bioEnrollment)
+        var request = try TestClient.tokenRequest(try client.session(.two), pin: Fixture.pin, permissions: PermissionBit.bioEnrollment)
         request[int: 1] = .int(3)
         #expect(client.clientPIN(request).status == .invalidParameter)
         request[int: 1] = .int(2)

@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// hmac-secret derives a secret only with user presence, and a salt of the wrong length is an
 /// invalid parameter (CTAP 2.1 §12.5, the authenticator's getAssertion processing).
@@ -40,7 +41,7 @@ struct HMACSecretPresenceTests {
         let session = try client.session(pinProtocol)
         let saltEnc = try session.encrypt([UInt8](repeating: 7, count: length))
         let input: CBORValue = .map([
-            .int(1): session.platformKeyAgreement, .int(2): .bytes(saltEnc),
+            .int(1): session.platformKey, .int(2): .bytes(saltEnc),
             .int(3): .bytes(session.authenticate(saltEnc)), .int(4): .int(pinProtocol.rawValue),
         ])
         let reply = client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], extensions: ["hmac-secret": input]))

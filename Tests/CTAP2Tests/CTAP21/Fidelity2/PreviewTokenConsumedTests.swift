@@ -2,6 +2,7 @@ import CBOR
 import CTAP2
 import Testing
 import FIDOWire
+import TestSupport
 
 /// A getPinToken token serves credentialManagementPreview (0x41) only while it holds the
 /// permissions getPinToken gave it: user presence collected by a getAssertion with it clears
@@ -19,13 +20,13 @@ struct PreviewTokenConsumedTests {
         #expect(assertion.authData.up && assertion.authData.uv)
         let delete = TestClient.credentialManagementRequest(CM.deleteCredential,
                                                             parameters: [.int(2): TestClient.descriptor(made[0].id)], token: token)
-        #expect(client.send(Command.credentialManagementPreview, delete).status == .pinAuthInvalid)
+        #expect(client.send(CTAPByte.credentialManagementPreview, delete).status == .pinAuthInvalid)
         #expect(client.authenticator.state.residentCredentials.count == 3)
         // A fresh getPinToken token still serves the preview form.
         let fresh = try client.token(Fixture.pin, pinProtocol)
         let again = TestClient.credentialManagementRequest(CM.deleteCredential,
                                                            parameters: [.int(2): TestClient.descriptor(made[0].id)], token: fresh)
-        #expect(client.send(Command.credentialManagementPreview, again).status == .ok)
+        #expect(client.send(CTAPByte.credentialManagementPreview, again).status == .ok)
         #expect(client.authenticator.state.residentCredentials.count == 2)
     }
 }

@@ -1,27 +1,7 @@
 import Foundation
+import JSONSupport
 
-/// base64url without padding (RFC 4648 §5), the encoding WebAuthn JSON uses for bytes.
-public enum Base64URL {
-    /// Encodes `bytes` as base64url without `=` padding.
-    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    /// Decodes base64url or standard base64, with or without padding (servers send either); nil
-    /// for anything else.
-    public static func decode(_ text: String) -> [UInt8]? {
-        var standard = text.trimmingCharacters(in: .whitespaces)
-            .replacingOccurrences(of: "-", with: "+")
-            .replacingOccurrences(of: "_", with: "/")
-        while standard.hasSuffix("=") { standard.removeLast() }
-        guard standard.count % 4 != 1 else { return nil }
-        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-        return Data(base64Encoded: standard).map { [UInt8]($0) }
-    }
-
+extension Base64URL {
     /// Decodes a WebAuthn value: base64url (`A–Z a–z 0–9 - _`), or standard base64 (`+ /`) as
     /// apps write it with `base64EncodedString()` (the seeds' integration guide does), without
     /// padding or with exactly the `=` padding RFC 4648 puts there, and canonical (no stray bits
