@@ -6,7 +6,9 @@ import FIDOWire
 /// its session), the ISO 7816 front, the simulated work state and whether the card is in the
 /// field. Every input — an APDU, a power change, the outcome of a write — is a transition that
 /// returns a ``CardAction``; the caller (``VirtualCard``, a transport, a fuzzer) performs the
-/// I/O: it makes changes durable, sleeps the simulated time, sends the answer.
+/// I/O: it makes changes durable, sleeps the simulated time, sends the answer, and logs the
+/// faults that acted. The model calls nothing outside itself: time, the person and the armed
+/// faults come in the ``CommandEnvironment``.
 ///
 /// What the card forgets when it leaves the field is cleared in one place, ``powerOff(at:)``.
 public struct CardModel {
@@ -83,25 +85,26 @@ public struct CardModel {
         let work = timing.apdu
         let command: CardFront.Command
         switch front.receive(apdu) {
-        case .answer(let response): return .respond(response.bytes, ran: nil, work: work)
+        case .answer(let response): return .respond(response.bytes, ran: nil, work: work, faultActs: [])
         case .command(let whole): command = whole
         }
         let now = environment.now
-        if let named = Self.faultScope(of: command),
-           let word = environment.faults?.statusWordInstead(of: named) {
-            return .respond(front.complete(.statusWord(word)).bytes, ran: nil, work: work)
+        var environment = environment
+        if let named = Self.faultScope(of: command), let word = environment.faults.statusWord(insteadOf: named) {
+            return .respond(front.complete(.statusWord(word)).bytes, ran: nil, work: work,
+                            faultActs: environment.faults.takeActs())
         }
         switch command {
         case .select:
-            return .respond(front.complete(.run).bytes, ran: .select, work: work)
+            return .respond(front.complete(.run).bytes, ran: .select, work: work, faultActs: [])
         case .ctap(let request, let mayDefer):
             if mayDefer && busy.arrive(request, timing: timing, now: now) {
-                return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work)
+                return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work, faultActs: [])
             }
             return runCTAP(request, in: environment, work: work)
         case .ctapPoll(let request):
             if busy.isStillWorking(on: request, timing: timing, now: now) {
-                return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work)
+                return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work, faultActs: [])
             }
             return runCTAP(request, in: environment, work: work)
         case .u2fRegister(let challenge, let application):
@@ -123,10 +126,11 @@ public struct CardModel {
         let command = CardCommand.ctap(request.first ?? 0)
         let work = outcome.ran ? busy.unpaidWork(for: request, timing: timing) : .zero
         guard !outcome.changes.isEmpty else {
-            return .respond(Self.answer(authenticator.finish(outcome, durable: true)), ran: command, work: work)
+            return .respond(Self.answer(authenticator.finish(outcome, durable: true)), ran: command, work: work,
+                            faultActs: outcome.faultActs)
         }
         pendingWrite = PendingWrite(command: command, kind: .direct(outcome), work: work)
-        return .persist(outcome.changes, for: command)
+        return .persist(outcome.changes, for: command, faultActs: outcome.faultActs)
     }
 
     /// U2F REGISTER or AUTHENTICATE straight to the authenticator, bypassing the front: the
@@ -147,10 +151,11 @@ public struct CardModel {
             preconditionFailure("receiveU2F takes U2F REGISTER or AUTHENTICATE, not \(command)")
         }
         guard !outcome.changes.isEmpty else {
-            return .respond(Self.apdu(authenticator.finish(outcome, durable: true)), ran: named, work: .zero)
+            return .respond(Self.apdu(authenticator.finish(outcome, durable: true)), ran: named, work: .zero,
+                            faultActs: outcome.faultActs)
         }
         pendingWrite = PendingWrite(command: named, kind: .directU2F(outcome), work: .zero)
-        return .persist(outcome.changes, for: named)
+        return .persist(outcome.changes, for: named, faultActs: outcome.faultActs)
     }
 
     private mutating func runCTAP(_ request: [UInt8], in environment: CommandEnvironment, work: Duration) -> CardAction {
@@ -161,19 +166,20 @@ public struct CardModel {
         let ran = outcome.ran ? command : nil
         guard !outcome.changes.isEmpty else {
             let response = Self.answer(authenticator.finish(outcome, durable: true))
-            return .respond(front.complete(.ctap(response)).bytes, ran: ran, work: work)
+            return .respond(front.complete(.ctap(response)).bytes, ran: ran, work: work, faultActs: outcome.faultActs)
         }
         pendingWrite = PendingWrite(command: command, kind: .ctap(outcome), work: work)
-        return .persist(outcome.changes, for: command)
+        return .persist(outcome.changes, for: command, faultActs: outcome.faultActs)
     }
 
     private mutating func finishU2F(_ outcome: U2FCommandOutcome, command: CardCommand, work: Duration) -> CardAction {
         guard !outcome.changes.isEmpty else {
             let result = authenticator.finish(outcome, durable: true)
-            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: command, work: work)
+            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: command, work: work,
+                            faultActs: outcome.faultActs)
         }
         pendingWrite = PendingWrite(command: command, kind: .u2f(outcome), work: work)
-        return .persist(outcome.changes, for: command)
+        return .persist(outcome.changes, for: command, faultActs: outcome.faultActs)
     }
 
     /// The caller made the pending changes durable (`succeeded`) or could not: the answer to send.
@@ -189,16 +195,20 @@ public struct CardModel {
             case .persist(let next):
                 let kind: PendingWrite.Kind = if case .ctap = pending.kind { .ctap(next) } else { .direct(next) }
                 pendingWrite = PendingWrite(command: pending.command, kind: kind, work: pending.work)
-                return .persist(next.changes, for: pending.command)
+                return .persist(next.changes, for: pending.command, faultActs: next.faultActs)
             case .answer(let response):
-                if case .direct = pending.kind { return .respond(response, ran: pending.command, work: pending.work) }
-                return .respond(front.complete(.ctap(response)).bytes, ran: pending.command, work: pending.work)
+                if case .direct = pending.kind {
+                    return .respond(response, ran: pending.command, work: pending.work, faultActs: [])
+                }
+                return .respond(front.complete(.ctap(response)).bytes, ran: pending.command, work: pending.work, faultActs: [])
             }
         case .u2f(let outcome):
             let result = authenticator.finish(outcome, durable: succeeded)
-            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: pending.command, work: pending.work)
+            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: pending.command, work: pending.work,
+                            faultActs: [])
         case .directU2F(let outcome):
-            return .respond(Self.apdu(authenticator.finish(outcome, durable: succeeded)), ran: pending.command, work: .zero)
+            return .respond(Self.apdu(authenticator.finish(outcome, durable: succeeded)), ran: pending.command, work: .zero,
+                            faultActs: [])
         }
     }
 

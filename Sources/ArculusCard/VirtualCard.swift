@@ -158,22 +158,26 @@ public final class VirtualCard {
         return CTAPResponse(bytes: ctap2(request))
     }
 
-    /// What the world tells the model for the next input.
+    /// What the world tells the model for the next input: the time, the person, the faults that
+    /// act inside a command.
     private func environment() -> CommandEnvironment {
-        CommandEnvironment(now: clock(), userPresence: userPresence, faults: control)
+        CommandEnvironment(now: clock(), userPresence: userPresence, faults: control.armed)
     }
 
-    /// Carries out the model's actions until it has an answer: the storage boundary.
+    /// Carries out the model's actions until it has an answer: the storage boundary, where the
+    /// faults' acts are logged, writes made, time slept and the boundary's faults act.
     private func perform(_ first: CardAction, leavingFieldAllowed: Bool) -> [UInt8] {
         var action = first
         while true {
             switch action {
             case .silent:
                 return []
-            case .persist(let changes, let command):
+            case .persist(let changes, let command, let faultActs):
+                control.record(faultActs)
                 let failure = write(changes, for: command)
                 action = model.finishWrite(succeeded: failure == nil)
-            case .respond(let response, let ran, let work):
+            case .respond(let response, let ran, let work, let faultActs):
+                control.record(faultActs)
                 Self.pause(work)
                 if let ran, let extra = control.delay(after: ran) { Self.pause(extra) }
                 if leavingFieldAllowed, let ran, let away = control.leavesField(after: ran) {

@@ -103,8 +103,9 @@ public struct Authenticator {
             session.credentialEnumeration = nil
         }
         if command != .largeBlobs { session.largeBlobWrite = nil }
-        if let injected = environment.faults?.statusInstead(of: .ctap(commandByte)) {
-            return CommandOutcome(response: [injected], changes: [], ran: false)
+        var environment = environment
+        if let injected = environment.faults.ctapStatus(insteadOf: .ctap(commandByte)) {
+            return CommandOutcome(response: [injected], changes: [], ran: false, faultActs: environment.faults.takeActs())
         }
         running = (.ctap(commandByte), environment)
         defer {
@@ -112,13 +113,25 @@ public struct Authenticator {
             internalFailureReason = nil
             counterInUse = nil
         }
+        var outcome = run(command, body: request.dropFirst(), in: environment, rollback: rollback)
+        outcome.faultActs = takeFaultActs()
+        return outcome
+    }
+
+    /// The running command's work, once `environment` is in ``running``.
+    private mutating func run(_ command: CTAPCommand?, body: ArraySlice<UInt8>, in environment: CommandEnvironment,
+                              rollback: CommandOutcome.Rollback) -> CommandOutcome {
         var changes: [CardMutation] = []
         do {
-            let body = try handle(command, body: request.dropFirst(), changes: &changes)
+            let body = try handle(command, body: body, changes: &changes)
             if let check = suspendedPINCheck {
                 suspendedPINCheck = nil
+                var resumed = environment
+                // The second half of a PIN check has no fault point (no presence test, no
+                // signature), so it runs with none armed and has no act to report.
+                resumed.faults = ArmedFaults()
                 return CommandOutcome(response: [], changes: changes, rollback: rollback,
-                                      continuation: check.resuming(in: environment))
+                                      continuation: check.resuming(in: resumed))
             }
             var response: [UInt8] = []
             response.reserveCapacity(1 + body.sizeHint)
@@ -212,29 +225,6 @@ public struct Authenticator {
         guard body.isEmpty else { throw .invalidLength }
     }
 
-    // MARK: - What the environment says
-
-    /// Now, as the running command's environment says.
-    var now: CardInstant { running?.environment.now ?? session.poweredOnAt }
-
-    /// User presence as the commands test it: an injected decline first, then the person.
-    func isUserPresent() -> Bool {
-        guard let running else { return true }
-        if let faults = running.environment.faults, faults.declinesUserPresence(in: running.command) { return false }
-        return running.environment.userPresence()
-    }
-
-    /// The person's answer alone (the PIN probe and excluded credentials ask without a fault).
-    func personIsPresent() -> Bool {
-        running?.environment.userPresence() ?? true
-    }
-
-    /// Authenticator-data flags after any injected change.
-    func injectedFlags(_ flags: AuthenticatorData.Flags) -> AuthenticatorData.Flags {
-        guard let running, let faults = running.environment.faults else { return flags }
-        return faults.authenticatorDataFlags(flags, in: running.command)
-    }
-
     // MARK: - The signature counter
 
     /// The next signature counter value, handed out by the running command. It is made durable
@@ -320,11 +310,6 @@ public struct Authenticator {
             deterministic ? try key.deterministicSignature(for: message) : try key.signature(for: message)
         }
         return injectedSignature(signature)
-    }
-
-    private func injectedSignature(_ signature: [UInt8]) -> [UInt8] {
-        guard let running, let faults = running.environment.faults else { return signature }
-        return faults.signature(signature, in: running.command)
     }
 
     /// Runs a cryptographic operation that cannot fail on valid card data; if it does, the

@@ -16,6 +16,8 @@ public struct U2FCommandOutcome: Sendable {
     public var changes: [CardMutation]
     /// The signature counter value handed out.
     var signatureCounter: UInt32? = nil
+    /// What the environment's armed faults did in the operation, in order (``ArmedFaults``).
+    public var faultActs: [FaultAct] = []
 }
 
 extension Authenticator {
@@ -28,6 +30,12 @@ extension Authenticator {
         if !isPowered { powerOn(at: environment.now) }
         running = (.u2fRegister, environment)
         defer { running = nil }
+        var outcome = register(challenge: challenge, application: application)
+        outcome.faultActs = takeFaultActs()
+        return outcome
+    }
+
+    private mutating func register(challenge: [UInt8], application: [UInt8]) -> U2FCommandOutcome {
         let refused = { (result: U2FResult) in U2FCommandOutcome(result: result, changes: []) }
         guard u2fEnabled, challenge.count == 32, application.count == 32 else { return refused(.wrongData) }
         guard isUserPresent() else { return refused(.conditionsNotSatisfied) }
@@ -57,6 +65,13 @@ extension Authenticator {
             running = nil
             counterInUse = nil
         }
+        var outcome = authenticate(control: control, challenge: challenge, application: application, keyHandle: keyHandle)
+        outcome.faultActs = takeFaultActs()
+        return outcome
+    }
+
+    private mutating func authenticate(control: UInt8, challenge: [UInt8], application: [UInt8],
+                                       keyHandle: [UInt8]) -> U2FCommandOutcome {
         let refused = { (result: U2FResult) in U2FCommandOutcome(result: result, changes: []) }
         guard u2fEnabled, challenge.count == 32, application.count == 32 else { return refused(.wrongData) }
         guard let contents = credential(id: keyHandle, rpIdHash: application),

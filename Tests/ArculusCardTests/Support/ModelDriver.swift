@@ -35,7 +35,7 @@ struct ModelDriver: CardDriver {
             switch action {
             case .silent: return []
             case .persist: action = model.finishWrite(succeeded: true)
-            case .respond(let response, _, _): return response
+            case .respond(let response, _, _, _): return response
             }
         }
     }
