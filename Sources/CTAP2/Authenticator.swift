@@ -84,16 +84,21 @@ public struct Authenticator {
     }
 
     /// False from ``powerOff(at:)`` to the next ``powerOn(at:)``. A command can reach a card only
-    /// through a field that powers it, so a command that arrives while this is false (a vpcd
-    /// client that sends an APDU without powering the card first) powers the card on at the
-    /// command's time before it runs: it is answered as by a card just tapped.
+    /// through a field that powers it, so whoever drives the authenticator powers it on before
+    /// handing it a command: the card model does, for a command that arrives at a card that is off
+    /// (a vpcd client that sends an APDU without powering the card first), which is then answered
+    /// as by a card just tapped.
     public private(set) var isPowered = true
+
+    /// Why a command cannot run now (see ``isPowered``).
+    static let unpoweredCommand = "a command reached the authenticator while it was off: power it on first"
 
     // MARK: - Commands
 
-    /// Processes one CTAP2 request (command byte + CBOR parameters). Never traps on bad input.
+    /// Processes one CTAP2 request (command byte + CBOR parameters). Never traps on bad input; the
+    /// authenticator must be powered (``isPowered``).
     public mutating func process(_ request: [UInt8], in environment: CommandEnvironment) -> CommandOutcome {
-        if !isPowered { powerOn(at: environment.now) }
+        precondition(isPowered, Self.unpoweredCommand)
         guard let commandByte = request.first else { return CommandOutcome(response: [CTAPStatus.invalidLength.rawValue], changes: []) }
         let rollback = CommandOutcome.Rollback(session: session, random: random)
         let command = CTAPCommand(rawValue: commandByte)

@@ -27,7 +27,7 @@ extension Authenticator {
     /// certificate and the signature counter are the CTAP2 ones.
     public mutating func u2fRegister(challenge: [UInt8], application: [UInt8],
                                      in environment: CommandEnvironment) -> U2FCommandOutcome {
-        if !isPowered { powerOn(at: environment.now) }
+        precondition(isPowered, Self.unpoweredCommand)
         running = (.u2fRegister, environment)
         defer { running = nil }
         var outcome = register(challenge: challenge, application: application)
@@ -59,7 +59,7 @@ extension Authenticator {
     /// only) or 0x08 (don't enforce user presence and sign). Only ES256 credentials are U2F ones.
     public mutating func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8],
                                          in environment: CommandEnvironment) -> U2FCommandOutcome {
-        if !isPowered { powerOn(at: environment.now) }
+        precondition(isPowered, Self.unpoweredCommand)
         running = (.u2fAuthenticate, environment)
         defer {
             running = nil
