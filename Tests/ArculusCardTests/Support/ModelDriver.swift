@@ -56,18 +56,16 @@ struct ModelDriver: CardDriver {
     }
 }
 
-/// A ``VirtualCard`` on a clock the test sets.
+/// A ``VirtualCard`` on a clock the test sets, from its power-up on.
 struct VirtualCardDriver: CardDriver {
     let card: VirtualCard
     private let clock = Clock()
 
-    /// `card`, from now on on the test's clock. (Its power-up time came from the machine's
-    /// clock; power-cycle it to start everything volatile on the test's.)
-    init(_ card: VirtualCard, now: CardInstant = .origin) {
-        self.card = card
+    /// The card `make` makes with the test's clock (powered at `now`).
+    init(now: CardInstant = .origin, _ make: (_ clock: @escaping () -> CardInstant) throws -> VirtualCard) rethrows {
         let clock = self.clock
         clock.now = now
-        card.clock = { clock.now }
+        card = try make { clock.now }
     }
 
     var now: CardInstant {
