@@ -74,7 +74,7 @@ struct CardModelPhaseTests {
     @Test("an APDU to a card that is off powers it first, at the APDU's time: a card just tapped")
     func powerOnByAPDU() throws {
         var model = try Self.model()
-        try? ModelDriver.select(&model)
+        try ModelDriver.select(&model)
         model.powerOff(at: .seconds(5))
         let selected = Self.answer(model.receive(NFCBinding.selectFIDOApplet, in: Self.at(100)))
         #expect(selected?.response == Array(model.authenticator.profile.selectResponse.utf8) + [0x90, 0x00])
@@ -119,7 +119,7 @@ struct CardModelPhaseTests {
     @Test("a command with changes: persist → writing; finishWrite → the answer, idle again")
     func writing() throws {
         var model = try Self.model()
-        try? ModelDriver.select(&model)
+        try ModelDriver.select(&model)
         guard case .persist(let changes, let command, let acts) = model.receive(TestAPDU.nfcctapMessage(Self.makeCredential),
                                                                                  in: Self.at(1)) else {
             Issue.record("makeCredential did not ask to persist")
@@ -145,18 +145,33 @@ struct CardModelPhaseTests {
 
     // MARK: - Simulated work
 
-    @Test("timing on, P1 80: working until the request's time; a poll before answers 9100, one after runs it, paid")
-    func working() throws {
+    /// How long getKeyAgreement takes with the realistic timing profile.
+    static let agreementTime = TimingProfile.realistic.duration(of: .ctap(.clientPIN), request: getKeyAgreement[...])
+
+    /// A selected model with the realistic timing profile.
+    static func timedModel() throws -> CardModel {
         var model = try Self.model()
         model.timing = .realistic
-        try? ModelDriver.select(&model)
-        let duration = TimingProfile.realistic.duration(of: .ctap(.clientPIN), request: Self.getKeyAgreement[...])
-        #expect(duration > .zero)
-        let deferred = Self.answer(model.receive(TestAPDU.nfcctapMessage(Self.getKeyAgreement, p1: 0x80), in: Self.at(10)))
+        try ModelDriver.select(&model)
+        return model
+    }
+
+    /// A timed model that got getKeyAgreement with P1 80 at 10 s, and its answer to it.
+    static func workingModel() throws -> (model: CardModel, answer: CardAction) {
+        var model = try timedModel()
+        let answer = model.receive(TestAPDU.nfcctapMessage(getKeyAgreement, p1: 0x80), in: at(10))
+        return (model, answer)
+    }
+
+    @Test("timing on, P1 80: working until the request's time; a poll before answers 9100, one after runs it, paid")
+    func working() throws {
+        #expect(Self.agreementTime > .zero)
+        var (model, answer) = try Self.workingModel()
+        let deferred = Self.answer(answer)
         #expect(deferred?.response == [0x01, 0x91, 0x00])
         #expect(deferred?.ran == nil)
         #expect(deferred?.work == TimingProfile.realistic.apdu)
-        let until = CardInstant.seconds(10).advanced(by: duration)
+        let until = CardInstant.seconds(10).advanced(by: Self.agreementTime)
         #expect(model.phase.description == "working until \(until)")
 
         let early = Self.answer(model.receive(TestAPDU.nfcctapGetResponse,
@@ -173,22 +188,16 @@ struct CardModelPhaseTests {
 
     @Test("timing on, P1 00: the request runs at once and its time is the answer's work")
     func notDeferred() throws {
-        var model = try Self.model()
-        model.timing = .realistic
-        try? ModelDriver.select(&model)
-        let duration = TimingProfile.realistic.duration(of: .ctap(.clientPIN), request: Self.getKeyAgreement[...])
+        var model = try Self.timedModel()
         let answer = Self.answer(model.receive(TestAPDU.nfcctapMessage(Self.getKeyAgreement), in: Self.at(10)))
         #expect(answer?.response.first == CTAPStatus.ok.rawValue)
-        #expect(answer?.work == TimingProfile.realistic.apdu + duration)
+        #expect(answer?.work == TimingProfile.realistic.apdu + Self.agreementTime)
         #expect(model.phase.description == "idle")
     }
 
     @Test("while working, a request straight to the authenticator and its write leave the work going on")
     func directWhileWorking() throws {
-        var model = try Self.model()
-        model.timing = .realistic
-        try? ModelDriver.select(&model)
-        _ = model.receive(TestAPDU.nfcctapMessage(Self.getKeyAgreement, p1: 0x80), in: Self.at(10))
+        var model = try Self.workingModel().model
         let working = model.phase.description
         #expect(working.hasPrefix("working until "))
         guard case .persist = model.receiveCTAP(Self.makeCredential, in: Self.at(10)) else {
@@ -203,10 +212,7 @@ struct CardModelPhaseTests {
 
     @Test("power off while working: the work is gone with the rest of the volatile state")
     func powerOffWhileWorking() throws {
-        var model = try Self.model()
-        model.timing = .realistic
-        try? ModelDriver.select(&model)
-        _ = model.receive(TestAPDU.nfcctapMessage(Self.getKeyAgreement, p1: 0x80), in: Self.at(10))
+        var model = try Self.workingModel().model
         #expect(model.volatileInventory.first { $0.name == "simulatedWork" }?.isInitial == false)
         model.powerOff(at: .seconds(10))
         #expect(model.phase.description == "unpowered")
