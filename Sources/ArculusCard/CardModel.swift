@@ -95,10 +95,13 @@ public struct CardModel {
         case .command(let whole): command = whole
         }
         let now = environment.now
-        var environment = environment
-        if let named = Self.faultScope(of: command), let word = environment.faults.statusWord(insteadOf: named) {
-            return .respond(front.complete(.statusWord(word)).bytes, ran: nil, work: work,
-                            faultActs: environment.faults.takeActs())
+        // A fault that does not act leaves the armed faults as they were: the command runs with
+        // the environment it came with.
+        if !environment.faults.isEmpty, let named = Self.faultScope(of: command) {
+            var faults = environment.faults
+            if let word = faults.statusWord(insteadOf: named) {
+                return .respond(front.complete(.statusWord(word)).bytes, ran: nil, work: work, faultActs: faults.takeActs())
+            }
         }
         switch command {
         case .select:

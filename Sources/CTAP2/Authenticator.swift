@@ -108,9 +108,11 @@ public struct Authenticator {
             session.credentialEnumeration = nil
         }
         if command != .largeBlobs { session.largeBlobWrite = nil }
-        var environment = environment
-        if let injected = environment.faults.ctapStatus(insteadOf: .ctap(commandByte)) {
-            return CommandOutcome(response: [injected], changes: [], ran: false, faultActs: environment.faults.takeActs())
+        if !environment.faults.isEmpty {
+            var faults = environment.faults
+            if let injected = faults.ctapStatus(insteadOf: .ctap(commandByte)) {
+                return CommandOutcome(response: [injected], changes: [], ran: false, faultActs: faults.takeActs())
+            }
         }
         running = (.ctap(commandByte), environment)
         defer {
@@ -118,12 +120,11 @@ public struct Authenticator {
             internalFailureReason = nil
             counterInUse = nil
         }
-        var outcome = run(command, body: request.dropFirst(), in: environment, rollback: rollback)
-        outcome.faultActs = takeFaultActs()
-        return outcome
+        return run(command, body: request.dropFirst(), in: environment, rollback: rollback)
     }
 
-    /// The running command's work, once `environment` is in ``running``.
+    /// The running command's work, once `environment` is in ``running``; its outcome carries what
+    /// the armed faults did (``takeFaultActs()``).
     private mutating func run(_ command: CTAPCommand?, body: ArraySlice<UInt8>, in environment: CommandEnvironment,
                               rollback: CommandOutcome.Rollback) -> CommandOutcome {
         var changes: [CardMutation] = []
@@ -135,20 +136,20 @@ public struct Authenticator {
                 // The second half of a PIN check has no fault point (no presence test, no
                 // signature), so it runs with none armed and has no act to report.
                 resumed.faults = ArmedFaults()
-                return CommandOutcome(response: [], changes: changes, rollback: rollback,
+                return CommandOutcome(response: [], changes: changes, faultActs: takeFaultActs(), rollback: rollback,
                                       continuation: check.resuming(in: resumed))
             }
             var response: [UInt8] = []
             response.reserveCapacity(1 + body.sizeHint)
             response.append(CTAPStatus.ok.rawValue)
             body.encode(into: &response)
-            return CommandOutcome(response: response, changes: changes, signatureCounter: counterInUse,
-                                  rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)
+            return CommandOutcome(response: response, changes: changes, faultActs: takeFaultActs(),
+                                  signatureCounter: counterInUse, rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)
         } catch {
             suspendedPINCheck = nil
             // Changes made before the failure stay: a wrong PIN's retry decrement is one.
             return CommandOutcome(response: [error.rawValue], changes: changes, internalFailure: internalFailureReason,
-                                  rollback: changes.isEmpty ? nil : rollback)
+                                  faultActs: takeFaultActs(), rollback: changes.isEmpty ? nil : rollback)
         }
     }
 

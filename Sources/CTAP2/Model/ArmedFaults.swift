@@ -56,6 +56,9 @@ public struct ArmedFaults: Sendable {
         self.faults = faults
     }
 
+    /// Whether no fault is armed (then no point acts and nothing needs copying).
+    public var isEmpty: Bool { faults.isEmpty }
+
     /// The acts so far; they are forgotten here.
     public mutating func takeActs() -> [FaultAct] {
         defer { acts = [] }
@@ -111,7 +114,7 @@ public struct ArmedFaults: Sendable {
     /// acts once. What `effect` made of its point.
     private mutating func act<Value>(in command: CardCommand,
                                      _ effect: (Point) -> (Value, FaultAct.Kind)?) -> Value? {
-        guard !faults.isEmpty else { return nil }
+        guard !isEmpty else { return nil }
         for index in faults.indices where command.isInScope(faults[index].command) {
             guard let (value, kind) = effect(faults[index].point) else { continue }
             acts.append(FaultAct(faultID: faults[index].id, command: command, kind: kind))
