@@ -5,7 +5,7 @@ extension CardModel {
     /// move it from one to the next.
     ///
     /// ```
-    /// unpowered ── powerOn, or any command (it powers the card first) ──► idle
+    /// unpowered ── powerOn, or a command that reaches the authenticator (it powers up first) ──► idle
     /// idle ── a CTAP message sent with P1 80, timing on ──► working ── a poll finds it done ──► idle
     /// idle, working ── a command with changes ──► writing ── finishWrite ──► back where it was
     /// any but writing ── powerOff ──► unpowered        any but writing ── leaveField ──► outOfField
@@ -16,7 +16,9 @@ extension CardModel {
     /// impossible for a caller that performs the actions it is given, so it is a precondition
     /// failure that names the phase.
     enum Phase: CustomStringConvertible {
-        /// Off: after ``CardModel/powerOff(at:)``. A command that arrives powers the card first.
+        /// Off: after ``CardModel/powerOff(at:)``, the authenticator has no session. APDUs still
+        /// reach the front (power-off cleared it), and the first command that reaches the
+        /// authenticator powers the card up at its time: it answers as a card just tapped.
         case unpowered
         /// Powered, nothing under way.
         case idle

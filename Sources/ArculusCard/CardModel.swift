@@ -12,7 +12,8 @@ import FIDOWire
 /// faults come in the ``CommandEnvironment``.
 ///
 /// What the card forgets when it leaves the field is cleared in one place, ``powerOff(at:)``, and
-/// it is powered in one place, ``powerOn(at:)`` — also when a command arrives at a card that is off.
+/// its session starts in one place — for the reader's ``powerOn(at:)``, and for the first command
+/// that reaches the authenticator of a card that is off.
 public struct CardModel {
     /// The CTAP2 authenticator.
     public private(set) var authenticator: Authenticator
@@ -51,8 +52,27 @@ public struct CardModel {
     public mutating func powerOn(at now: CardInstant) {
         requireNoWrite("the card was powered")
         front.powerCycle()
+        powerUp(at: now)
+    }
+
+    /// The card powers up: the authenticator's session starts afresh (new key-agreement keys, no
+    /// token) and the card is idle. The one place this happens: for ``powerOn(at:)``, and for the
+    /// first command that reaches the authenticator of a card that is off or, sent straight to
+    /// the authenticator, out of the field (a command reaches a contactless card only through a
+    /// field that powers it). The front needs no reset then: power-off cleared it.
+    private mutating func powerUp(at now: CardInstant) {
         authenticator.powerOn(at: now)
         phase = .idle
+    }
+
+    /// Before a command reaches the authenticator: a card that is off or out of the field powers
+    /// up at the command's time, and answers as a card just tapped.
+    private mutating func powerUpForCommand(at now: CardInstant, _ what: @autoclosure () -> String) {
+        switch phase {
+        case .writing: preconditionFailure("\(what()) arrived while \(phase)")
+        case .unpowered, .outOfField: powerUp(at: now)
+        case .idle, .working: break
+        }
     }
 
     /// The card lost power: everything volatile is gone — the front's selection, chains and
@@ -78,15 +98,14 @@ public struct CardModel {
 
     // MARK: - APDUs
 
-    /// One command APDU arrives. A card out of the field is silent; a card that is off is powered
-    /// first (an APDU reaches a contactless card only through a field that powers it), so it
-    /// answers as a card just tapped.
+    /// One command APDU arrives. A card out of the field is silent. A card that is off takes it
+    /// at its front (cleared at power-off) and powers up when the first command reaches the
+    /// authenticator, so that it answers as a card just tapped.
     public mutating func receive(_ apdu: [UInt8], in environment: CommandEnvironment) -> CardAction {
         switch phase {
         case .outOfField: return .silent
         case .writing: preconditionFailure("an APDU arrived while \(phase)")
-        case .unpowered: powerOn(at: environment.now)
-        case .idle, .working: break
+        case .unpowered, .idle, .working: break
         }
         let work = timing.apdu
         let command: CardFront.Command
@@ -107,6 +126,7 @@ public struct CardModel {
         case .select:
             return .respond(front.complete(.run).bytes, ran: .select, work: work, faultActs: [])
         case .ctap(let request, let mayDefer):
+            powerUpForCommand(at: now, "a CTAP request")
             if mayDefer && !timing.isOff {
                 // The client polls for this request: the card works on it for its time first.
                 let duration = workTime(of: request)
@@ -118,6 +138,7 @@ public struct CardModel {
             }
             return runCTAP(request, paid: false, in: environment, work: work)
         case .ctapPoll(let request):
+            powerUpForCommand(at: now, "a CTAP request")
             guard case .working(let until) = phase, !timing.isOff else {
                 return runCTAP(request, paid: false, in: environment, work: work)
             }
@@ -127,9 +148,11 @@ public struct CardModel {
             phase = .idle
             return runCTAP(request, paid: true, in: environment, work: work)
         case .u2fRegister(let challenge, let application):
+            powerUpForCommand(at: now, "a U2F command")
             let outcome = authenticator.u2fRegister(challenge: challenge, application: application, in: environment)
             return finishU2F(outcome, command: .u2fRegister, work: work + timing.duration(of: .u2fRegister, request: []))
         case .u2fAuthenticate(let control, let challenge, let application, let keyHandle):
+            powerUpForCommand(at: now, "a U2F command")
             let outcome = authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
                                                         keyHandle: keyHandle, in: environment)
             return finishU2F(outcome, command: .u2fAuthenticate,
@@ -141,7 +164,7 @@ public struct CardModel {
     /// framing, no `9100`): the answer is status byte + CBOR. It reaches the authenticator
     /// whatever the field: a card that is off or out of the field is powered first.
     public mutating func receiveCTAP(_ request: [UInt8], in environment: CommandEnvironment) -> CardAction {
-        powerForDirectRequest(at: environment.now)
+        powerUpForCommand(at: environment.now, "a request")
         let outcome = authenticator.process(request, in: environment)
         let command = CardCommand.ctap(request.first ?? 0)
         let work = outcome.ran ? workTime(of: request) : .zero
@@ -161,11 +184,11 @@ public struct CardModel {
         let named: CardCommand
         switch command {
         case .u2fRegister(let challenge, let application):
-            powerForDirectRequest(at: environment.now)
+            powerUpForCommand(at: environment.now, "a request")
             outcome = authenticator.u2fRegister(challenge: challenge, application: application, in: environment)
             named = .u2fRegister
         case .u2fAuthenticate(let control, let challenge, let application, let keyHandle):
-            powerForDirectRequest(at: environment.now)
+            powerUpForCommand(at: environment.now, "a request")
             outcome = authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
                                                     keyHandle: keyHandle, in: environment)
             named = .u2fAuthenticate
@@ -178,16 +201,6 @@ public struct CardModel {
         }
         return write(outcome.changes, PendingWrite(command: named, kind: .directU2F(outcome), work: .zero,
                                                    workingUntil: workingUntil), faultActs: outcome.faultActs)
-    }
-
-    /// A request straight to the authenticator reaches it: a card that is off or out of the
-    /// field is powered first (the one power-on).
-    private mutating func powerForDirectRequest(at now: CardInstant) {
-        switch phase {
-        case .writing: preconditionFailure("a request arrived while \(phase)")
-        case .unpowered, .outOfField: powerOn(at: now)
-        case .idle, .working: break
-        }
     }
 
     /// Runs a CTAP request from the front; `paid`: its time was spent answering `9100` polls.

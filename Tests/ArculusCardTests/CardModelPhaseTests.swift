@@ -71,22 +71,42 @@ struct CardModelPhaseTests {
         #expect(Self.answer(model.receive(NFCBinding.selectFIDOApplet, in: Self.at(4)))?.ran == .select)
     }
 
-    @Test("an APDU to a card that is off powers it first, at the APDU's time: a card just tapped")
-    func powerOnByAPDU() throws {
+    @Test("a card that is off answers at its front and powers up when the first command reaches the authenticator")
+    func powerUpByCommand() throws {
         var model = try Self.model()
         try ModelDriver.select(&model)
         model.powerOff(at: .seconds(5))
         let selected = Self.answer(model.receive(NFCBinding.selectFIDOApplet, in: Self.at(100)))
         #expect(selected?.response == Array(model.authenticator.profile.selectResponse.utf8) + [0x90, 0x00])
         #expect(selected?.ran == .select)
+        #expect(model.phase.description == "unpowered", "SELECT is the front's alone")
+        #expect(!model.authenticator.isPowered)
+
+        let info = Self.answer(model.receive(Self.getInfo, in: Self.at(105)))
+        #expect(info?.response.first == CTAPStatus.ok.rawValue)
+        #expect(info?.ran == .ctap(.getInfo))
         #expect(model.phase.description == "idle")
         #expect(model.authenticator.isPowered)
-        // The reset window (10 s) counts from that power-up, not from the card's first.
-        guard case .persist = model.receive(TestAPDU.nfcctapMessage([CTAPCommand.reset.rawValue]), in: Self.at(109)) else {
+        #expect(model.front.isAppletSelected, "powering up by command keeps what the front was given")
+        // The reset window (10 s) counts from that power-up: 9 s after it, 14 s after the SELECT.
+        guard case .persist = model.receive(TestAPDU.nfcctapMessage([CTAPCommand.reset.rawValue]), in: Self.at(114)) else {
             Issue.record("the reset did not run")
             return
         }
         #expect(Self.answer(model.finishWrite(succeeded: true))?.response == [CTAPStatus.ok.rawValue, 0x90, 0x00])
+    }
+
+    @Test("a U2F command to a card that is off powers it up too")
+    func powerUpByU2F() throws {
+        var model = try ModelDriver(profile: .arculusFIDO2).model
+        try ModelDriver.select(&model)
+        model.powerOff(at: .seconds(1))
+        _ = model.receive(NFCBinding.selectFIDOApplet, in: Self.at(2))
+        let register = [0x00, 0x01, 0x03, 0x00, 64] + [UInt8](repeating: 1, count: 32) + [UInt8](repeating: 2, count: 32) + [0x00]
+        let answer = Self.answer(model.receive(register, in: Self.at(3)))
+        #expect(answer?.response.first == 0x05)
+        #expect(answer?.ran == .u2fRegister)
+        #expect(model.phase.description == "idle")
     }
 
     @Test("a request straight to the authenticator powers a card that is off or out of the field")
