@@ -5,10 +5,13 @@ import FIDOWire
 /// ``VirtualCard`` has one (``VirtualCard/control``); the card's state controls (PIN, counter,
 /// credentials) are methods of the card itself, and its timing is ``VirtualCard/timing``.
 ///
-/// Faults act at the card model's few fault points (``CardFaultHooks``: a status word or CTAP
-/// status instead of running a command, a declined presence test, authenticator-data flags,
-/// signatures) and at the card's storage boundary (``failsWrite(in:)``, ``leavesField(after:)``),
-/// where ``VirtualCard`` asks. Each time a fault acts it is appended to ``log`` and passed to
+/// Faults act at two kinds of place. Inside a command — a status word or CTAP status instead of
+/// running it, a declined presence test, authenticator-data flags, signatures — the card model
+/// acts them out itself: ``VirtualCard`` hands it the faults as a value (``armed``) in the
+/// command's environment and ``record(_:)``s the acts the model returns with its action. At the
+/// card's boundary — a torn write, leaving the field, a delay, an answer to one exact APDU —
+/// ``VirtualCard`` asks here (``failsWrite(in:)``, ``leavesField(after:)``, …). Either way, each
+/// time a fault acts it is counted, retired if one-shot, appended to ``log`` and passed to
 /// ``onFaultInjected``.
 ///
 /// Not thread-safe, like the card: use it from the thread that drives the card (a served card's
@@ -62,23 +65,68 @@ public final class CardControl {
         log.removeAll()
     }
 
-    /// The first fault matching `command` whose effect `pick` accepts acts: counted, removed if
-    /// one-shot, logged. Returns what `pick` took from the effect.
+    /// The first fault matching `command` whose effect `pick` accepts acts (``acted(at:in:detail:)``).
+    /// Returns what `pick` took from the effect.
     private func fire<Value>(in command: CardCommand, _ pick: (FaultEffect) -> Value?,
                              detail: (Value) -> String) -> Value? {
         for index in faults.indices where faults[index].fault.scope.matches(command) {
             guard let value = pick(faults[index].fault.effect) else { continue }
-            faults[index].hits += 1
-            let fired = faults[index]
-            if fired.fault.once { faults.remove(at: index) }
-            let entry = FaultLogEntry(faultID: fired.id, command: command, effect: fired.fault.effect,
-                                      detail: detail(value), removed: fired.fault.once)
-            if log.count >= Self.maximumLogLength { log.removeFirst(log.count - Self.maximumLogLength + 1) }
-            log.append(entry)
-            onFaultInjected?(entry)
+            acted(at: index, in: command, detail: detail(value))
             return value
         }
         return nil
+    }
+
+    /// The fault at `index` acted in `command`: counted, removed if one-shot, logged.
+    private func acted(at index: Int, in command: CardCommand, detail: String) {
+        faults[index].hits += 1
+        let fired = faults[index]
+        if fired.fault.once { faults.remove(at: index) }
+        let entry = FaultLogEntry(faultID: fired.id, command: command, effect: fired.fault.effect,
+                                  detail: detail, removed: fired.fault.once)
+        if log.count >= Self.maximumLogLength { log.removeFirst(log.count - Self.maximumLogLength + 1) }
+        log.append(entry)
+        onFaultInjected?(entry)
+    }
+
+    // MARK: - Inside a command
+
+    /// The faults that act inside a command, as the card model takes them in its environment.
+    public var armed: ArmedFaults {
+        ArmedFaults(faults.compactMap { injected in
+            let fault = injected.fault
+            // A fault on one exact APDU answers before the card reads it (answerInstead(ofAPDU:)).
+            if case .command(.apdu) = fault.scope { return nil }
+            return fault.effect.armedPoint.map {
+                ArmedFaults.Fault(id: injected.id, command: fault.scope.command, point: $0, once: fault.once)
+            }
+        })
+    }
+
+    /// The card model's acts of ``armed`` faults (``CardAction``), in order: each is counted,
+    /// retired if one-shot, logged and reported, as if the fault had acted here.
+    public func record(_ acts: [FaultAct]) {
+        for act in acts {
+            // A fault removed while its command ran (a test's userPresence closure can) is gone
+            // from the log too.
+            guard let index = faults.firstIndex(where: { $0.id == act.faultID }) else { continue }
+            acted(at: index, in: act.command, detail: Self.detail(of: act.kind))
+        }
+    }
+
+    /// An act in words, as the log says it.
+    private static func detail(of kind: FaultAct.Kind) -> String {
+        switch kind {
+        case .answeredStatusWord(let word): "answered status word \(word) instead of running"
+        case .answeredStatus(let byte): "answered \(FaultEffect.statusName(byte)) instead of running"
+        case .declinedPresence: "the user declined the test of user presence"
+        case .changedFlags(let from, let to): "authenticator data flags \(flagText(from)) sent as \(flagText(to))"
+        case .bogusSignature: "signature replaced by a bogus one (a bit of s flipped)"
+        }
+    }
+
+    private static func flagText(_ flags: AuthenticatorData.Flags) -> String {
+        "UP=\(flags.contains(.userPresent) ? 1 : 0) UV=\(flags.contains(.userVerified) ? 1 : 0)"
     }
 
     // MARK: - The storage boundary
@@ -116,54 +164,5 @@ public final class CardControl {
             if case .delay(let extra) = effect { return extra }
             return nil
         }, detail: { "answered \($0) later" })
-    }
-}
-
-extension CardControl: CardFaultHooks {
-    public func statusWordInstead(of command: CardCommand) -> StatusWord? {
-        fire(in: command, { effect -> StatusWord? in
-            if case .statusWord(let word) = effect { return word }
-            return nil
-        }, detail: { "answered status word \($0) instead of running" })
-    }
-
-    public func statusInstead(of command: CardCommand) -> UInt8? {
-        guard command.isCTAP else { return nil }
-        return fire(in: command, { effect -> UInt8? in
-            if case .ctapError(let byte) = effect { return byte }
-            return nil
-        }, detail: { "answered \(FaultEffect.statusName($0)) instead of running" })
-    }
-
-    public func declinesUserPresence(in command: CardCommand) -> Bool {
-        fire(in: command, { $0 == .declinePresence ? true : nil },
-                    detail: { _ in "the user declined the test of user presence" }) ?? false
-    }
-
-    public func authenticatorDataFlags(_ flags: AuthenticatorData.Flags, in command: CardCommand) -> AuthenticatorData.Flags {
-        var changed = flags
-        let fired = fire(in: command, { effect -> (Bool?, Bool?)? in
-            if case .flags(let up, let uv) = effect { return (up, uv) }
-            return nil
-        }, detail: { up, uv in
-            if let up { if up { changed.insert(.userPresent) } else { changed.remove(.userPresent) } }
-            if let uv { if uv { changed.insert(.userVerified) } else { changed.remove(.userVerified) } }
-            return "authenticator data flags \(Self.flagText(flags)) sent as \(Self.flagText(changed))"
-        })
-        return fired == nil ? flags : changed
-    }
-
-    public func signature(_ signature: [UInt8], in command: CardCommand) -> [UInt8] {
-        guard !signature.isEmpty else { return signature }
-        let fired = fire(in: command, { $0 == .bogusSignature ? true : nil },
-                         detail: { _ in "signature replaced by a bogus one (a bit of s flipped)" })
-        guard fired != nil else { return signature }
-        var bogus = signature
-        bogus[bogus.count - 1] ^= 0x01
-        return bogus
-    }
-
-    private static func flagText(_ flags: AuthenticatorData.Flags) -> String {
-        "UP=\(flags.contains(.userPresent) ? 1 : 0) UV=\(flags.contains(.userVerified) ? 1 : 0)"
     }
 }

@@ -3,33 +3,39 @@ import ISO7816
 import FIDOWire
 
 /// Everything the emulated card is, as one value: the authenticator (its non-volatile memory,
-/// its session), the ISO 7816 front, the simulated work state and whether the card is in the
-/// field. Every input — an APDU, a power change, the outcome of a write — is a transition that
-/// returns a ``CardAction``; the caller (``VirtualCard``, a transport, a fuzzer) performs the
-/// I/O: it makes changes durable, sleeps the simulated time, sends the answer.
+/// its session), the ISO 7816 front and the phase the card is in (``Phase``: unpowered, idle,
+/// working on a request behind `9100`, writing a command's changes, out of the field). Every
+/// input — an APDU, a power change, the outcome of a write — is a transition that returns a
+/// ``CardAction``; the caller (``VirtualCard``, a transport, a fuzzer) performs the I/O: it makes
+/// changes durable, sleeps the simulated time, sends the answer, and logs the faults that acted.
+/// The model reads no clock and calls nothing outside itself: time, the person and the armed
+/// faults come in the ``CommandEnvironment``.
 ///
-/// What the card forgets when it leaves the field is cleared in one place, ``powerOff(at:)``.
+/// What the card forgets when it leaves the field is cleared in one place, ``powerOff(at:)``, and
+/// its session starts in one place — for the reader's ``powerOn(at:)``, and for the first command
+/// that reaches the authenticator of a card that is off.
 public struct CardModel {
     /// The CTAP2 authenticator.
     public private(set) var authenticator: Authenticator
     /// The ISO 7816 / NFC front that APDUs go through.
     public private(set) var front: CardFront
-    /// False from the moment the card left the field (an injected fault) until it is powered again.
-    public private(set) var isInField = true
     /// How long operations take (``TimingProfile/off``: as fast as possible).
     public var timing: TimingProfile = .off
-    /// The simulated work behind a `9100` answer.
-    private var busy = BusyState()
-    /// A command whose changes are being made durable.
-    private var pendingWrite: PendingWrite?
+    /// Where the card is in its life; only the transitions below change it.
+    private(set) var phase: Phase = .idle
 
-    /// A card made of `authenticator` behind a front with `frontOptions`, powered.
+    /// A card made of `authenticator` behind a front with `frontOptions`, powered and idle.
     public init(authenticator: Authenticator, frontOptions: CardFront.Options = .init()) {
         self.authenticator = authenticator
         let profile = authenticator.profile
         front = CardFront(configuration: .init(
             selectResponse: Array(profile.selectResponse.utf8), supportsCTAP2: profile.supportsCTAP2,
             supportsU2F: authenticator.u2fEnabled, maxMessageSize: profile.maxMsgSize, options: frontOptions))
+    }
+
+    /// False from the moment the card left the field (an injected fault) until it is powered again.
+    public var isInField: Bool {
+        if case .outOfField = phase { false } else { true }
     }
 
     /// The front offers U2F while the authenticator does (alwaysUv disables it, CTAP 2.1 §7.2.2).
@@ -41,73 +47,112 @@ public struct CardModel {
 
     // MARK: - Power
 
-    /// The card entered the field (the reader powered it).
+    /// The card entered the field (the reader powered it, or reset its field): the front and the
+    /// authenticator's session start afresh, and the card is idle.
     public mutating func powerOn(at now: CardInstant) {
-        clearVolatileState()
+        requireNoWrite("the card was powered")
+        front.powerCycle()
+        powerUp(at: now)
+    }
+
+    /// The card powers up: the authenticator's session starts afresh (new key-agreement keys, no
+    /// token) and the card is idle. The one place this happens: for ``powerOn(at:)``, and for the
+    /// first command that reaches the authenticator of a card that is off or, sent straight to
+    /// the authenticator, out of the field (a command reaches a contactless card only through a
+    /// field that powers it). The front needs no reset then: power-off cleared it.
+    private mutating func powerUp(at now: CardInstant) {
         authenticator.powerOn(at: now)
+        phase = .idle
+    }
+
+    /// Before a command reaches the authenticator: a card that is off or out of the field powers
+    /// up at the command's time, and answers as a card just tapped.
+    private mutating func powerUpForCommand(at now: CardInstant, _ what: @autoclosure () -> String) {
+        switch phase {
+        case .writing: preconditionFailure("\(what()) arrived while \(phase)")
+        case .unpowered, .outOfField: powerUp(at: now)
+        case .idle, .working: break
+        }
     }
 
     /// The card lost power: everything volatile is gone — the front's selection, chains and
     /// pending responses, the authenticator's session, the simulated work.
     public mutating func powerOff(at now: CardInstant) {
-        clearVolatileState()
+        requireNoWrite("the card lost power")
+        front.powerCycle()
         authenticator.powerOff(at: now)
+        phase = .unpowered
     }
 
     /// The card left the field on its own (an injected fault): it loses power and answers
     /// nothing until it is powered again.
     public mutating func leaveField(at now: CardInstant) {
         powerOff(at: now)
-        isInField = false
-    }
-
-    private mutating func clearVolatileState() {
-        precondition(pendingWrite == nil, "power changed while a write was pending")
-        isInField = true
-        busy = BusyState()
-        front.powerCycle()
+        phase = .outOfField
     }
 
     /// Every piece of volatile state by name, each with whether it is as after power-up.
     public var volatileInventory: [(name: String, isInitial: Bool)] {
-        front.state.inventory + authenticator.session.inventory
-            + [("simulatedWork", busy.until == nil && busy.paidRequest == nil)]
+        front.state.inventory + authenticator.session.inventory + [("simulatedWork", workingUntil == nil)]
     }
 
     // MARK: - APDUs
 
-    /// One command APDU arrives.
+    /// One command APDU arrives. A card out of the field is silent. A card that is off takes it
+    /// at its front (cleared at power-off) and powers up when the first command reaches the
+    /// authenticator, so that it answers as a card just tapped.
     public mutating func receive(_ apdu: [UInt8], in environment: CommandEnvironment) -> CardAction {
-        guard isInField else { return .silent }
-        precondition(pendingWrite == nil, "an APDU arrived while a write was pending")
+        switch phase {
+        case .outOfField: return .silent
+        case .writing: preconditionFailure("an APDU arrived while \(phase)")
+        case .unpowered, .idle, .working: break
+        }
         let work = timing.apdu
         let command: CardFront.Command
         switch front.receive(apdu) {
-        case .answer(let response): return .respond(response.bytes, ran: nil, work: work)
+        case .answer(let response): return .respond(response.bytes, ran: nil, work: work, faultActs: [])
         case .command(let whole): command = whole
         }
         let now = environment.now
-        if let named = Self.faultScope(of: command),
-           let word = environment.faults?.statusWordInstead(of: named) {
-            return .respond(front.complete(.statusWord(word)).bytes, ran: nil, work: work)
+        // A fault that does not act leaves the armed faults as they were: the command runs with
+        // the environment it came with.
+        if !environment.faults.isEmpty, let named = Self.faultScope(of: command) {
+            var faults = environment.faults
+            if let word = faults.statusWord(insteadOf: named) {
+                return .respond(front.complete(.statusWord(word)).bytes, ran: nil, work: work, faultActs: faults.takeActs())
+            }
         }
         switch command {
         case .select:
-            return .respond(front.complete(.run).bytes, ran: .select, work: work)
+            return .respond(front.complete(.run).bytes, ran: .select, work: work, faultActs: [])
         case .ctap(let request, let mayDefer):
-            if mayDefer && busy.arrive(request, timing: timing, now: now) {
-                return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work)
+            powerUpForCommand(at: now, "a CTAP request")
+            if mayDefer && !timing.isOff {
+                // The client polls for this request: the card works on it for its time first.
+                let duration = workTime(of: request)
+                guard duration == .zero else {
+                    phase = .working(until: now.advanced(by: duration))
+                    return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work, faultActs: [])
+                }
+                phase = .idle
             }
-            return runCTAP(request, in: environment, work: work)
+            return runCTAP(request, paid: false, in: environment, work: work)
         case .ctapPoll(let request):
-            if busy.isStillWorking(on: request, timing: timing, now: now) {
-                return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work)
+            powerUpForCommand(at: now, "a CTAP request")
+            guard case .working(let until) = phase, !timing.isOff else {
+                return runCTAP(request, paid: false, in: environment, work: work)
             }
-            return runCTAP(request, in: environment, work: work)
+            if now < until {
+                return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work, faultActs: [])
+            }
+            phase = .idle
+            return runCTAP(request, paid: true, in: environment, work: work)
         case .u2fRegister(let challenge, let application):
+            powerUpForCommand(at: now, "a U2F command")
             let outcome = authenticator.u2fRegister(challenge: challenge, application: application, in: environment)
             return finishU2F(outcome, command: .u2fRegister, work: work + timing.duration(of: .u2fRegister, request: []))
         case .u2fAuthenticate(let control, let challenge, let application, let keyHandle):
+            powerUpForCommand(at: now, "a U2F command")
             let outcome = authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
                                                         keyHandle: keyHandle, in: environment)
             return finishU2F(outcome, command: .u2fAuthenticate,
@@ -116,30 +161,34 @@ public struct CardModel {
     }
 
     /// One CTAP2 request straight to the authenticator, bypassing the ISO 7816 front (no
-    /// framing, no simulated time): the answer is status byte + CBOR.
+    /// framing, no `9100`): the answer is status byte + CBOR. It reaches the authenticator
+    /// whatever the field: a card that is off or out of the field is powered first.
     public mutating func receiveCTAP(_ request: [UInt8], in environment: CommandEnvironment) -> CardAction {
-        precondition(pendingWrite == nil, "a request arrived while a write was pending")
+        powerUpForCommand(at: environment.now, "a request")
         let outcome = authenticator.process(request, in: environment)
         let command = CardCommand.ctap(request.first ?? 0)
-        let work = outcome.ran ? busy.unpaidWork(for: request, timing: timing) : .zero
+        let work = outcome.ran ? workTime(of: request) : .zero
         guard !outcome.changes.isEmpty else {
-            return .respond(Self.answer(authenticator.finish(outcome, durable: true)), ran: command, work: work)
+            return .respond(Self.answer(authenticator.finish(outcome, durable: true)), ran: command, work: work,
+                            faultActs: outcome.faultActs)
         }
-        pendingWrite = PendingWrite(command: command, kind: .direct(outcome), work: work)
-        return .persist(outcome.changes, for: command)
+        return write(outcome.changes, PendingWrite(command: command, kind: .direct(outcome), work: work,
+                                                   workingUntil: workingUntil), faultActs: outcome.faultActs)
     }
 
     /// U2F REGISTER or AUTHENTICATE straight to the authenticator, bypassing the front: the
-    /// answer is the response data followed by the status word, as in an APDU.
+    /// answer is the response data followed by the status word, as in an APDU. A card that is
+    /// off or out of the field is powered first.
     public mutating func receiveU2F(_ command: CardFront.Command, in environment: CommandEnvironment) -> CardAction {
-        precondition(pendingWrite == nil, "a request arrived while a write was pending")
         let outcome: U2FCommandOutcome
         let named: CardCommand
         switch command {
         case .u2fRegister(let challenge, let application):
+            powerUpForCommand(at: environment.now, "a request")
             outcome = authenticator.u2fRegister(challenge: challenge, application: application, in: environment)
             named = .u2fRegister
         case .u2fAuthenticate(let control, let challenge, let application, let keyHandle):
+            powerUpForCommand(at: environment.now, "a request")
             outcome = authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
                                                     keyHandle: keyHandle, in: environment)
             named = .u2fAuthenticate
@@ -147,58 +196,71 @@ public struct CardModel {
             preconditionFailure("receiveU2F takes U2F REGISTER or AUTHENTICATE, not \(command)")
         }
         guard !outcome.changes.isEmpty else {
-            return .respond(Self.apdu(authenticator.finish(outcome, durable: true)), ran: named, work: .zero)
+            return .respond(Self.apdu(authenticator.finish(outcome, durable: true)), ran: named, work: .zero,
+                            faultActs: outcome.faultActs)
         }
-        pendingWrite = PendingWrite(command: named, kind: .directU2F(outcome), work: .zero)
-        return .persist(outcome.changes, for: named)
+        return write(outcome.changes, PendingWrite(command: named, kind: .directU2F(outcome), work: .zero,
+                                                   workingUntil: workingUntil), faultActs: outcome.faultActs)
     }
 
-    private mutating func runCTAP(_ request: [UInt8], in environment: CommandEnvironment, work: Duration) -> CardAction {
+    /// Runs a CTAP request from the front; `paid`: its time was spent answering `9100` polls.
+    private mutating func runCTAP(_ request: [UInt8], paid: Bool, in environment: CommandEnvironment,
+                                  work: Duration) -> CardAction {
         let outcome = authenticator.process(request, in: environment)
         let command = CardCommand.ctap(request[0])
         var work = work
-        if outcome.ran { work += busy.unpaidWork(for: request, timing: timing) }
+        if outcome.ran && !paid { work += workTime(of: request) }
         let ran = outcome.ran ? command : nil
         guard !outcome.changes.isEmpty else {
             let response = Self.answer(authenticator.finish(outcome, durable: true))
-            return .respond(front.complete(.ctap(response)).bytes, ran: ran, work: work)
+            return .respond(front.complete(.ctap(response)).bytes, ran: ran, work: work, faultActs: outcome.faultActs)
         }
-        pendingWrite = PendingWrite(command: command, kind: .ctap(outcome), work: work)
-        return .persist(outcome.changes, for: command)
+        return write(outcome.changes, PendingWrite(command: command, kind: .ctap(outcome), work: work,
+                                                   workingUntil: workingUntil), faultActs: outcome.faultActs)
     }
 
     private mutating func finishU2F(_ outcome: U2FCommandOutcome, command: CardCommand, work: Duration) -> CardAction {
         guard !outcome.changes.isEmpty else {
             let result = authenticator.finish(outcome, durable: true)
-            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: command, work: work)
+            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: command, work: work,
+                            faultActs: outcome.faultActs)
         }
-        pendingWrite = PendingWrite(command: command, kind: .u2f(outcome), work: work)
-        return .persist(outcome.changes, for: command)
+        return write(outcome.changes, PendingWrite(command: command, kind: .u2f(outcome), work: work,
+                                                   workingUntil: workingUntil), faultActs: outcome.faultActs)
     }
 
-    /// The caller made the pending changes durable (`succeeded`) or could not: the answer to send.
-    /// A failed write leaves the card as before the command and answers CTAP1_ERR_OTHER (U2F:
-    /// `6A80`, as the card always did).
+    /// Into ``Phase/writing(_:)``: the caller makes `changes` durable, then calls ``finishWrite(succeeded:)``.
+    private mutating func write(_ changes: [CardMutation], _ pending: PendingWrite, faultActs: [FaultAct]) -> CardAction {
+        phase = .writing(pending)
+        return .persist(changes, for: pending.command, faultActs: faultActs)
+    }
+
+    /// The caller made the pending changes durable (`succeeded`) or could not: the answer to send,
+    /// and the card is back in the phase it was in before the command. A failed write leaves the
+    /// card as before the command and answers CTAP1_ERR_OTHER (U2F: `6A80`, as the card always did).
     public mutating func finishWrite(succeeded: Bool) -> CardAction {
-        guard let pending = pendingWrite else { preconditionFailure("finishWrite without a pending write") }
-        pendingWrite = nil
+        guard case .writing(let pending) = phase else { preconditionFailure("finishWrite while \(phase): no write is pending") }
+        phase = pending.phaseAfter
         defer { syncFront() }
         switch pending.kind {
         case .ctap(let outcome), .direct(let outcome):
             switch authenticator.finish(outcome, durable: succeeded) {
             case .persist(let next):
                 let kind: PendingWrite.Kind = if case .ctap = pending.kind { .ctap(next) } else { .direct(next) }
-                pendingWrite = PendingWrite(command: pending.command, kind: kind, work: pending.work)
-                return .persist(next.changes, for: pending.command)
+                return write(next.changes, pending.next(kind), faultActs: next.faultActs)
             case .answer(let response):
-                if case .direct = pending.kind { return .respond(response, ran: pending.command, work: pending.work) }
-                return .respond(front.complete(.ctap(response)).bytes, ran: pending.command, work: pending.work)
+                if case .direct = pending.kind {
+                    return .respond(response, ran: pending.command, work: pending.work, faultActs: [])
+                }
+                return .respond(front.complete(.ctap(response)).bytes, ran: pending.command, work: pending.work, faultActs: [])
             }
         case .u2f(let outcome):
             let result = authenticator.finish(outcome, durable: succeeded)
-            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: pending.command, work: pending.work)
+            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: pending.command, work: pending.work,
+                            faultActs: [])
         case .directU2F(let outcome):
-            return .respond(Self.apdu(authenticator.finish(outcome, durable: succeeded)), ran: pending.command, work: .zero)
+            return .respond(Self.apdu(authenticator.finish(outcome, durable: succeeded)), ran: pending.command, work: .zero,
+                            faultActs: [])
         }
     }
 
@@ -206,6 +268,7 @@ public struct CardModel {
 
     /// Changes a test double makes directly, once they are durable.
     public mutating func commit(_ changes: [CardMutation]) {
+        requireNoWrite("a state control committed changes")
         authenticator.commitChanges(changes)
         syncFront()
     }
@@ -213,10 +276,27 @@ public struct CardModel {
     /// Runs a state control on the authenticator (it may draw random values or forget the PIN
     /// session); the caller makes any changes it returns durable, then ``commit(_:)``s them.
     public mutating func withAuthenticator<T, E: Error>(_ body: (inout Authenticator) throws(E) -> T) throws(E) -> T {
-        try body(&authenticator)
+        requireNoWrite("a state control ran")
+        return try body(&authenticator)
     }
 
     // MARK: - Helpers
+
+    /// When the simulated work going on ends, if the card is working.
+    private var workingUntil: CardInstant? {
+        if case .working(let until) = phase { until } else { nil }
+    }
+
+    /// The simulated time a CTAP request takes to run (zero with timing off).
+    private func workTime(of request: [UInt8]) -> Duration {
+        guard !timing.isOff, let byte = request.first else { return .zero }
+        return timing.duration(of: .ctap(byte), request: request[...])
+    }
+
+    /// Nothing but ``finishWrite(succeeded:)`` may happen while writing.
+    private func requireNoWrite(_ what: @autoclosure () -> String) {
+        if case .writing = phase { preconditionFailure("\(what()) while \(phase)") }
+    }
 
     /// The answer of a command that changed nothing durable.
     private static func answer(_ finished: FinishedCommand) -> [UInt8] {
@@ -249,53 +329,5 @@ public struct CardModel {
         case .u2fRegister: .u2fRegister
         case .u2fAuthenticate: .u2fAuthenticate
         }
-    }
-
-    private struct PendingWrite {
-        enum Kind {
-            case ctap(CommandOutcome)
-            case direct(CommandOutcome)
-            case u2f(U2FCommandOutcome)
-            case directU2F(U2FCommandOutcome)
-        }
-        let command: CardCommand
-        let kind: Kind
-        let work: Duration
-    }
-}
-
-/// The simulated work behind a `9100` answer (with a timing profile on).
-struct BusyState {
-    /// When the operation behind the pending `9100` ends.
-    var until: CardInstant?
-    /// A CTAP request whose time was already spent answering `9100` polls.
-    var paidRequest: [UInt8]?
-
-    /// A request sent with P1 `80` arrives: whether the card answers `9100` while it works.
-    mutating func arrive(_ request: [UInt8], timing: TimingProfile, now: CardInstant) -> Bool {
-        guard !timing.isOff, let byte = request.first else { return false }
-        paidRequest = nil
-        let duration = timing.duration(of: .ctap(byte), request: request[...])
-        until = duration > .zero ? now.advanced(by: duration) : nil
-        return until != nil
-    }
-
-    /// A poll for `request`: whether the card is still working on it.
-    mutating func isStillWorking(on request: [UInt8], timing: TimingProfile, now: CardInstant) -> Bool {
-        guard !timing.isOff, !request.isEmpty, let until else { return false }
-        if now < until { return true }
-        self.until = nil
-        paidRequest = request
-        return false
-    }
-
-    /// The time `request` takes when it runs, unless it was spent answering polls already.
-    mutating func unpaidWork(for request: [UInt8], timing: TimingProfile) -> Duration {
-        guard !timing.isOff, let byte = request.first else { return .zero }
-        if let paid = paidRequest, paid == request {
-            paidRequest = nil
-            return .zero
-        }
-        return timing.duration(of: .ctap(byte), request: request[...])
     }
 }

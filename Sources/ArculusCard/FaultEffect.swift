@@ -78,6 +78,19 @@ public enum FaultEffect: Hashable, Sendable, CustomStringConvertible {
         return status.isDefined ? status.description : "status \(status.name)"
     }
 
+    /// Where inside a command the card model acts this effect out (``ArmedFaults``); nil for the
+    /// effects that act at the card's boundary (a torn write, leaving the field, a delay).
+    var armedPoint: ArmedFaults.Point? {
+        switch self {
+        case .ctapError(let byte): .ctapStatus(byte)
+        case .statusWord(let word): .statusWord(word)
+        case .bogusSignature: .bogusSignature
+        case .flags(let up, let uv): .flags(userPresent: up, userVerified: uv)
+        case .declinePresence: .declinePresence
+        case .leaveField, .failNextWrite, .delay: nil
+        }
+    }
+
     /// Why this effect can never happen in `command`, or nil when it can.
     func impossibility(in command: CardCommand) -> String? {
         let signs: Set<CardCommand> = [.ctap(.makeCredential), .ctap(.getAssertion), .ctap(.getNextAssertion),

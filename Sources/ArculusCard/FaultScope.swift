@@ -51,10 +51,11 @@ public enum FaultScope: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether a fault with this scope applies to `command`.
     public func matches(_ command: CardCommand) -> Bool {
-        switch self {
-        case .any:
-            if case .apdu = command { false } else { true }
-        case .command(let scoped): scoped == command
-        }
+        command.isInScope(self.command)
+    }
+
+    /// The one command of this scope; nil for `any`.
+    var command: CardCommand? {
+        if case .command(let command) = self { command } else { nil }
     }
 }

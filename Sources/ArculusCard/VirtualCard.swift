@@ -32,17 +32,19 @@ public final class VirtualCard {
     /// Asked whenever the card needs evidence of user presence. A card in the NFC field counts as
     /// present, so the default answers yes; tests can decline.
     public var userPresence: () -> Bool = { true }
-    /// The card's clock (monotonic by default); tests can replace it to move time.
-    public var clock: () -> CardInstant = CardInstant.monotonicNow
+    /// The card's clock, read for every input (the machine's monotonic clock unless the card was
+    /// made with another); a test can replace it to move time on.
+    public var clock: () -> CardInstant
     /// Every write that failed, oldest first (the last 100): which write and why.
     public private(set) var writeFailures: [CardWriteFailure] = []
     /// Called each time a write fails (`arculus-card serve` prints it).
     public var onWriteFailure: ((CardWriteFailure) -> Void)?
 
     /// A card over any storage; `profile` is used when the storage is blank. `entropy: .seeded(…)`
-    /// makes a deterministic card (reproducible responses, for tests and transcripts).
+    /// makes a deterministic card (reproducible responses, for tests and transcripts). The card is
+    /// powered at `clock`'s now, and reads `clock` for every input after.
     public init(profile: CardProfile, storage: CardStorage, frontOptions: CardFront.Options = .init(),
-                entropy: CardEntropy = .system) throws {
+                entropy: CardEntropy = .system, clock: @escaping () -> CardInstant = CardInstant.monotonicNow) throws {
         let stored = try storage.load()
         if let stored, stored.profile.name != profile.name {
             throw CardImageError(path: (storage as? CardImageFile)?.path ?? "(in memory)",
@@ -53,28 +55,29 @@ public final class VirtualCard {
                                               attestation: try AttestationIdentity.emulator(for: effective),
                                               enterpriseAttestation: effective.enterpriseAttestation
                                                   ? try AttestationIdentity.enterprise(for: effective) : nil,
-                                              entropy: entropy, now: CardInstant.monotonicNow())
+                                              entropy: entropy, now: clock())
         if authenticator.isBlank { try storage.save(authenticator.state) }
         self.storage = storage
+        self.clock = clock
         atr = try effective.atrBytes
         model = CardModel(authenticator: authenticator, frontOptions: frontOptions)
     }
 
     /// A blank card in memory.
     public convenience init(profile: CardProfile = .default, frontOptions: CardFront.Options = .init(),
-                            entropy: CardEntropy = .system) throws {
-        try self.init(profile: profile, storage: InMemoryStorage(), frontOptions: frontOptions, entropy: entropy)
+                            entropy: CardEntropy = .system, clock: @escaping () -> CardInstant = CardInstant.monotonicNow) throws {
+        try self.init(profile: profile, storage: InMemoryStorage(), frontOptions: frontOptions, entropy: entropy, clock: clock)
     }
 
     /// The card whose image is at `path`, created from `profile` (default: the FIDO 2.1 card) if
     /// the file does not exist. Passing a profile for an existing image checks that it matches;
     /// passing nil takes the image's own profile. The image stays locked while the card exists.
     public convenience init(imageAt path: String, profile: CardProfile? = nil, frontOptions: CardFront.Options = .init(),
-                            entropy: CardEntropy = .system) throws {
+                            entropy: CardEntropy = .system, clock: @escaping () -> CardInstant = CardInstant.monotonicNow) throws {
         let storage = try CardImageFile(path: path)
         let stored = try storage.load()
         try self.init(profile: profile ?? stored?.profile ?? .default, storage: storage, frontOptions: frontOptions,
-                      entropy: entropy)
+                      entropy: entropy, clock: clock)
     }
 
     // MARK: - Reading the card
@@ -98,7 +101,7 @@ public final class VirtualCard {
 
     // MARK: - Power
 
-    /// The card enters the field.
+    /// The card enters the field (a command sent to a card that is off powers it too).
     public func powerOn() {
         model.powerOn(at: clock())
     }
@@ -158,22 +161,26 @@ public final class VirtualCard {
         return CTAPResponse(bytes: ctap2(request))
     }
 
-    /// What the world tells the model for the next input.
+    /// What the world tells the model for the next input: the time, the person, the faults that
+    /// act inside a command.
     private func environment() -> CommandEnvironment {
-        CommandEnvironment(now: clock(), userPresence: userPresence, faults: control)
+        CommandEnvironment(now: clock(), userPresence: userPresence, faults: control.armed)
     }
 
-    /// Carries out the model's actions until it has an answer: the storage boundary.
+    /// Carries out the model's actions until it has an answer: the storage boundary, where the
+    /// faults' acts are logged, writes made, time slept and the boundary's faults act.
     private func perform(_ first: CardAction, leavingFieldAllowed: Bool) -> [UInt8] {
         var action = first
         while true {
             switch action {
             case .silent:
                 return []
-            case .persist(let changes, let command):
+            case .persist(let changes, let command, let faultActs):
+                control.record(faultActs)
                 let failure = write(changes, for: command)
                 action = model.finishWrite(succeeded: failure == nil)
-            case .respond(let response, let ran, let work):
+            case .respond(let response, let ran, let work, let faultActs):
+                control.record(faultActs)
                 Self.pause(work)
                 if let ran, let extra = control.delay(after: ran) { Self.pause(extra) }
                 if leavingFieldAllowed, let ran, let away = control.leavesField(after: ran) {

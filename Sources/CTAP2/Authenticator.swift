@@ -84,16 +84,21 @@ public struct Authenticator {
     }
 
     /// False from ``powerOff(at:)`` to the next ``powerOn(at:)``. A command can reach a card only
-    /// through a field that powers it, so a command that arrives while this is false (a vpcd
-    /// client that sends an APDU without powering the card first) powers the card on at the
-    /// command's time before it runs: it is answered as by a card just tapped.
+    /// through a field that powers it, so whoever drives the authenticator powers it on before
+    /// handing it a command: the card model does, for a command that arrives at a card that is off
+    /// (a vpcd client that sends an APDU without powering the card first), which is then answered
+    /// as by a card just tapped.
     public private(set) var isPowered = true
+
+    /// Why a command cannot run now (see ``isPowered``).
+    static let unpoweredCommand = "a command reached the authenticator while it was off: power it on first"
 
     // MARK: - Commands
 
-    /// Processes one CTAP2 request (command byte + CBOR parameters). Never traps on bad input.
+    /// Processes one CTAP2 request (command byte + CBOR parameters). Never traps on bad input; the
+    /// authenticator must be powered (``isPowered``).
     public mutating func process(_ request: [UInt8], in environment: CommandEnvironment) -> CommandOutcome {
-        if !isPowered { powerOn(at: environment.now) }
+        precondition(isPowered, Self.unpoweredCommand)
         guard let commandByte = request.first else { return CommandOutcome(response: [CTAPStatus.invalidLength.rawValue], changes: []) }
         let rollback = CommandOutcome.Rollback(session: session, random: random)
         let command = CTAPCommand(rawValue: commandByte)
@@ -103,8 +108,11 @@ public struct Authenticator {
             session.credentialEnumeration = nil
         }
         if command != .largeBlobs { session.largeBlobWrite = nil }
-        if let injected = environment.faults?.statusInstead(of: .ctap(commandByte)) {
-            return CommandOutcome(response: [injected], changes: [], ran: false)
+        if !environment.faults.isEmpty {
+            var faults = environment.faults
+            if let injected = faults.ctapStatus(insteadOf: .ctap(commandByte)) {
+                return CommandOutcome(response: [injected], changes: [], ran: false, faultActs: faults.takeActs())
+            }
         }
         running = (.ctap(commandByte), environment)
         defer {
@@ -112,25 +120,36 @@ public struct Authenticator {
             internalFailureReason = nil
             counterInUse = nil
         }
+        return run(command, body: request.dropFirst(), in: environment, rollback: rollback)
+    }
+
+    /// The running command's work, once `environment` is in ``running``; its outcome carries what
+    /// the armed faults did (``takeFaultActs()``).
+    private mutating func run(_ command: CTAPCommand?, body: ArraySlice<UInt8>, in environment: CommandEnvironment,
+                              rollback: CommandOutcome.Rollback) -> CommandOutcome {
         var changes: [CardMutation] = []
         do {
-            let body = try handle(command, body: request.dropFirst(), changes: &changes)
+            let body = try handle(command, body: body, changes: &changes)
             if let check = suspendedPINCheck {
                 suspendedPINCheck = nil
-                return CommandOutcome(response: [], changes: changes, rollback: rollback,
-                                      continuation: check.resuming(in: environment))
+                var resumed = environment
+                // The second half of a PIN check has no fault point (no presence test, no
+                // signature), so it runs with none armed and has no act to report.
+                resumed.faults = ArmedFaults()
+                return CommandOutcome(response: [], changes: changes, faultActs: takeFaultActs(), rollback: rollback,
+                                      continuation: check.resuming(in: resumed))
             }
             var response: [UInt8] = []
             response.reserveCapacity(1 + body.sizeHint)
             response.append(CTAPStatus.ok.rawValue)
             body.encode(into: &response)
-            return CommandOutcome(response: response, changes: changes, signatureCounter: counterInUse,
-                                  rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)
+            return CommandOutcome(response: response, changes: changes, faultActs: takeFaultActs(),
+                                  signatureCounter: counterInUse, rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)
         } catch {
             suspendedPINCheck = nil
             // Changes made before the failure stay: a wrong PIN's retry decrement is one.
             return CommandOutcome(response: [error.rawValue], changes: changes, internalFailure: internalFailureReason,
-                                  rollback: changes.isEmpty ? nil : rollback)
+                                  faultActs: takeFaultActs(), rollback: changes.isEmpty ? nil : rollback)
         }
     }
 
@@ -210,29 +229,6 @@ public struct Authenticator {
 
     private func requireEmpty(_ body: ArraySlice<UInt8>) throws(CTAPStatus) {
         guard body.isEmpty else { throw .invalidLength }
-    }
-
-    // MARK: - What the environment says
-
-    /// Now, as the running command's environment says.
-    var now: CardInstant { running?.environment.now ?? session.poweredOnAt }
-
-    /// User presence as the commands test it: an injected decline first, then the person.
-    func isUserPresent() -> Bool {
-        guard let running else { return true }
-        if let faults = running.environment.faults, faults.declinesUserPresence(in: running.command) { return false }
-        return running.environment.userPresence()
-    }
-
-    /// The person's answer alone (the PIN probe and excluded credentials ask without a fault).
-    func personIsPresent() -> Bool {
-        running?.environment.userPresence() ?? true
-    }
-
-    /// Authenticator-data flags after any injected change.
-    func injectedFlags(_ flags: AuthenticatorData.Flags) -> AuthenticatorData.Flags {
-        guard let running, let faults = running.environment.faults else { return flags }
-        return faults.authenticatorDataFlags(flags, in: running.command)
     }
 
     // MARK: - The signature counter
@@ -320,11 +316,6 @@ public struct Authenticator {
             deterministic ? try key.deterministicSignature(for: message) : try key.signature(for: message)
         }
         return injectedSignature(signature)
-    }
-
-    private func injectedSignature(_ signature: [UInt8]) -> [UInt8] {
-        guard let running, let faults = running.environment.faults else { return signature }
-        return faults.signature(signature, in: running.command)
     }
 
     /// Runs a cryptographic operation that cannot fail on valid card data; if it does, the

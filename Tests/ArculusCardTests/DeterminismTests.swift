@@ -88,7 +88,7 @@ struct DeterminismTests {
     }
 
     static func virtualCard(seed: [UInt8]) throws -> Recording<VirtualCardDriver> {
-        var card = Recording(base: VirtualCardDriver(try VirtualCard(entropy: .seeded(seed))))
+        var card = Recording(base: try VirtualCardDriver { try VirtualCard(entropy: .seeded(seed), clock: $0) })
         try session(&card)
         return card
     }

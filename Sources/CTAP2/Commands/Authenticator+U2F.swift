@@ -16,6 +16,8 @@ public struct U2FCommandOutcome: Sendable {
     public var changes: [CardMutation]
     /// The signature counter value handed out.
     var signatureCounter: UInt32? = nil
+    /// What the environment's armed faults did in the operation, in order (``ArmedFaults``).
+    public var faultActs: [FaultAct] = []
 }
 
 extension Authenticator {
@@ -25,9 +27,15 @@ extension Authenticator {
     /// certificate and the signature counter are the CTAP2 ones.
     public mutating func u2fRegister(challenge: [UInt8], application: [UInt8],
                                      in environment: CommandEnvironment) -> U2FCommandOutcome {
-        if !isPowered { powerOn(at: environment.now) }
+        precondition(isPowered, Self.unpoweredCommand)
         running = (.u2fRegister, environment)
         defer { running = nil }
+        var outcome = register(challenge: challenge, application: application)
+        outcome.faultActs = takeFaultActs()
+        return outcome
+    }
+
+    private mutating func register(challenge: [UInt8], application: [UInt8]) -> U2FCommandOutcome {
         let refused = { (result: U2FResult) in U2FCommandOutcome(result: result, changes: []) }
         guard u2fEnabled, challenge.count == 32, application.count == 32 else { return refused(.wrongData) }
         guard isUserPresent() else { return refused(.conditionsNotSatisfied) }
@@ -51,12 +59,19 @@ extension Authenticator {
     /// only) or 0x08 (don't enforce user presence and sign). Only ES256 credentials are U2F ones.
     public mutating func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8],
                                          in environment: CommandEnvironment) -> U2FCommandOutcome {
-        if !isPowered { powerOn(at: environment.now) }
+        precondition(isPowered, Self.unpoweredCommand)
         running = (.u2fAuthenticate, environment)
         defer {
             running = nil
             counterInUse = nil
         }
+        var outcome = authenticate(control: control, challenge: challenge, application: application, keyHandle: keyHandle)
+        outcome.faultActs = takeFaultActs()
+        return outcome
+    }
+
+    private mutating func authenticate(control: UInt8, challenge: [UInt8], application: [UInt8],
+                                       keyHandle: [UInt8]) -> U2FCommandOutcome {
         let refused = { (result: U2FResult) in U2FCommandOutcome(result: result, changes: []) }
         guard u2fEnabled, challenge.count == 32, application.count == 32 else { return refused(.wrongData) }
         guard let contents = credential(id: keyHandle, rpIdHash: application),

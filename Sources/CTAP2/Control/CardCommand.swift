@@ -1,6 +1,6 @@
 import FIDOWire
-/// A command of the card as a test double names it: what a fault is scoped to, and what the
-/// authenticator reports to its ``AuthenticatorFaultInjector`` when a command starts.
+/// A command of the card as a test double names it: what a fault is scoped to, and what a
+/// ``FaultAct`` says a fault acted in.
 ///
 /// CTAP2 commands are named by their command byte (CTAP 2.1 §6), so a byte this build does not
 /// implement can be named too; U2F REGISTER and AUTHENTICATE (FIDO U2F Raw Message Formats §4,
@@ -74,5 +74,13 @@ public enum CardCommand: Hashable, Sendable, CustomStringConvertible {
     public var isCTAP: Bool {
         if case .ctap = self { return true }
         return false
+    }
+
+    /// Whether a fault scoped to `scope` applies to this command: one command applies to itself
+    /// alone; nil, "any", to every command a card runs, never to one exact APDU (``apdu(_:)``).
+    public func isInScope(_ scope: CardCommand?) -> Bool {
+        if let scope { return scope == self }
+        if case .apdu = self { return false }
+        return true
     }
 }

@@ -12,6 +12,8 @@ public struct CommandOutcome {
     public var internalFailure: String?
     /// False when an injected fault answered instead of running the command.
     public var ran = true
+    /// What the environment's armed faults did in the command, in order (``ArmedFaults``).
+    public var faultActs: [FaultAct] = []
     /// The signature counter value the command handed out (within what is durable, or within
     /// ``changes``), recorded when it finishes.
     var signatureCounter: UInt32?

@@ -36,7 +36,7 @@ struct ModelDriver: CardDriver {
             switch action {
             case .silent: return []
             case .persist: action = model.finishWrite(succeeded: true)
-            case .respond(let response, _, _): return response
+            case .respond(let response, _, _, _): return response
             }
         }
     }
@@ -57,18 +57,16 @@ struct ModelDriver: CardDriver {
     }
 }
 
-/// A ``VirtualCard`` on a clock the test sets.
+/// A ``VirtualCard`` on a clock the test sets, from its power-up on.
 struct VirtualCardDriver: CardDriver {
     let card: VirtualCard
     private let clock = Clock()
 
-    /// `card`, from now on on the test's clock. (Its power-up time came from the machine's
-    /// clock; power-cycle it to start everything volatile on the test's.)
-    init(_ card: VirtualCard, now: CardInstant = .origin) {
-        self.card = card
+    /// The card `make` makes with the test's clock (powered at `now`).
+    init(now: CardInstant = .origin, _ make: (_ clock: @escaping () -> CardInstant) throws -> VirtualCard) rethrows {
         let clock = self.clock
         clock.now = now
-        card.clock = { clock.now }
+        card = try make { clock.now }
     }
 
     var now: CardInstant {

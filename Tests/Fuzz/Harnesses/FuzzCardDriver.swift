@@ -114,7 +114,7 @@ struct FuzzCard {
             case .silent:
                 fuzzCheck(false, "the card answered nothing, though it never left the field")
                 return Exchange(response: [], failedWrite: failed)
-            case .persist(let changes, let command):
+            case .persist(let changes, let command, _):
                 fuzzCheck(!changes.isEmpty, "the card asked to write no changes for \(command)")
                 writes += 1
                 wrote = true
@@ -127,7 +127,7 @@ struct FuzzCard {
                     failed = command
                 }
                 action = model.finishWrite(succeeded: succeeds)
-            case .respond(let response, _, _):
+            case .respond(let response, _, _, _):
                 if wrote { checkMemory() }
                 return Exchange(response: response, failedWrite: failed)
             }

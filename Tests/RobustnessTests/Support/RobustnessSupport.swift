@@ -56,7 +56,15 @@ extension VirtualCard {
     }
 }
 
-/// A deterministic in-memory card.
-func makeCard(_ profile: CardProfile = .arculusFIDO21, frontOptions: CardFront.Options = .init()) throws -> VirtualCard {
-    try VirtualCard(profile: profile, storage: InMemoryStorage(), frontOptions: frontOptions, entropy: .seeded(testSeed))
+/// A deterministic in-memory card, on the machine's clock or on `clock`.
+func makeCard(_ profile: CardProfile = .arculusFIDO21, frontOptions: CardFront.Options = .init(),
+              clock: @escaping () -> CardInstant = CardInstant.monotonicNow) throws -> VirtualCard {
+    try VirtualCard(profile: profile, storage: InMemoryStorage(), frontOptions: frontOptions, entropy: .seeded(testSeed),
+                    clock: clock)
+}
+
+/// A clock a test moves by hand.
+final class TestClock {
+    var now: CardInstant
+    init(_ now: CardInstant = .seconds(1_000)) { self.now = now }
 }
