@@ -34,14 +34,21 @@ extension CBORValue {
             if aCount != bCount { return aCount < bCount }
             return a.utf8.lexicographicallyPrecedes(b.utf8)
         case (.array, .array), (.map, .map):
-            let a = CBOREncoder.encode(self)
-            let b = CBOREncoder.encode(other)
-            if a.count != b.count { return a.count < b.count }
-            return a.lexicographicallyPrecedes(b)
+            return Self.canonicallyPrecedes(encoded: CBOREncoder.encode(self)[...], encoded: CBOREncoder.encode(other)[...])
         default:
             // Major type 7: all supported simple values encode as one byte.
             return self.simpleValueCode < other.simpleValueCode
         }
+    }
+
+    /// Whether the item encoded as `lhs` sorts before the one encoded as `rhs` in CTAP2
+    /// canonical order (see ``canonicallyPrecedes(_:)``), compared on their encodings: the
+    /// order a reader checks keys in.
+    public static func canonicallyPrecedes(encoded lhs: ArraySlice<UInt8>, encoded rhs: ArraySlice<UInt8>) -> Bool {
+        guard let lhsInitial = lhs.first, let rhsInitial = rhs.first else { return lhs.isEmpty && !rhs.isEmpty }
+        if lhsInitial >> 5 != rhsInitial >> 5 { return lhsInitial >> 5 < rhsInitial >> 5 }
+        if lhs.count != rhs.count { return lhs.count < rhs.count }
+        return lhs.lexicographicallyPrecedes(rhs)
     }
 
     /// The one-byte encoding of a supported simple value (`0xf4...0xf7`), or 0 for

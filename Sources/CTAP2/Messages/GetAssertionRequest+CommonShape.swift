@@ -17,7 +17,7 @@ import FIDOWire
 extension GetAssertionRequest {
     init?(commonShape body: ArraySlice<UInt8>) {
         var reader = CBORReader(body)
-        guard let count = reader.mapCount() else { return nil }
+        guard case .map(let count)? = try? reader.next() else { return nil }
         var rpId: String?
         var clientDataHash: [UInt8]?
         var allowList: [CredentialDescriptor] = []
@@ -26,15 +26,15 @@ extension GetAssertionRequest {
         var pinUvAuthProtocol: UInt64?
         var previousKey: UInt64 = 0
         for _ in 0..<count {
-            guard let key = reader.unsigned(), key > previousKey else { return nil }
+            guard case .unsigned(let key)? = try? reader.next(), key > previousKey else { return nil }
             previousKey = key
             switch Int(exactly: key).flatMap(GetAssertionKey.init(rawValue:)) {
             case .rpId:
-                guard let text = reader.text() else { return nil }
-                rpId = text
+                guard case .text(let text)? = try? reader.next() else { return nil }
+                rpId = String(decoding: text, as: UTF8.self)
             case .clientDataHash:
-                guard let bytes = reader.byteString() else { return nil }
-                clientDataHash = bytes
+                guard case .bytes(let bytes)? = try? reader.next() else { return nil }
+                clientDataHash = Array(bytes)
             case .allowList:
                 guard let list = Self.descriptors(&reader) else { return nil }
                 allowList = list
@@ -42,62 +42,63 @@ extension GetAssertionRequest {
                 guard let read = Self.options(&reader) else { return nil }
                 options = read
             case .pinUvAuthParam:
-                guard let bytes = reader.byteString() else { return nil }
-                pinUvAuthParam = bytes
+                guard case .bytes(let bytes)? = try? reader.next() else { return nil }
+                pinUvAuthParam = Array(bytes)
             case .pinUvAuthProtocol:
-                guard let number = reader.unsigned() else { return nil }
+                guard case .unsigned(let number)? = try? reader.next() else { return nil }
                 pinUvAuthProtocol = number
             case .extensions, nil:
                 return nil
             }
         }
+        reader.endContainer()
         guard reader.isAtEnd, let rpId, let clientDataHash else { return nil }
         self.init(rpId: rpId, clientDataHash: clientDataHash, allowList: allowList, extensions: nil, options: options,
                   pinUvAuthParam: pinUvAuthParam, pinUvAuthProtocol: pinUvAuthProtocol)
     }
 
-    // The descriptor's keys and usual type, encoded (text heads included).
-    private static let idKey: [UInt8] = [0x62] + Array("id".utf8)
-    private static let typeKey: [UInt8] = [0x64] + Array("type".utf8)
-    private static let transportsKey: [UInt8] = [0x6A] + Array("transports".utf8)
-    private static let publicKeyType: [UInt8] = [0x6A] + Array("public-key".utf8)
+    /// The next token if it is the text `expected`.
+    private static func text(_ expected: String, _ reader: inout CBORReader) -> Bool {
+        guard case .text(let utf8)? = try? reader.next() else { return false }
+        return utf8.elementsEqual(expected.utf8)
+    }
 
     /// An array of descriptors, each `{"id": bytes, "type": text}` with optional
     /// `"transports": [text…]`, keys in canonical order.
     private static func descriptors(_ reader: inout CBORReader) -> [CredentialDescriptor]? {
-        guard let count = reader.arrayCount() else { return nil }
+        guard case .array(let count)? = try? reader.next() else { return nil }
         var list: [CredentialDescriptor] = []
         list.reserveCapacity(count)
         for _ in 0..<count {
-            guard let members = reader.mapCount(), members == 2 || members == 3,
-                  reader.skip(encoded: idKey), let id = reader.byteString(), reader.skip(encoded: typeKey) else { return nil }
-            var descriptor = CredentialDescriptor(id: id)  // type "public-key"
-            if !reader.skip(encoded: publicKeyType) {
-                guard let type = reader.text() else { return nil }
-                descriptor.type = type
-            }
+            guard case .map(let members)? = try? reader.next(), members == 2 || members == 3,
+                  text("id", &reader), case .bytes(let id)? = try? reader.next(), text("type", &reader),
+                  case .text(let type)? = try? reader.next() else { return nil }
+            var descriptor = CredentialDescriptor(type: String(decoding: type, as: UTF8.self), id: Array(id))
             if members == 3 {
-                guard reader.skip(encoded: transportsKey), let transportCount = reader.arrayCount() else { return nil }
+                guard text("transports", &reader), case .array(let transportCount)? = try? reader.next() else { return nil }
                 var transports: [CBORValue] = []
                 for _ in 0..<transportCount {
-                    guard let transport = reader.text() else { return nil }
-                    transports.append(.text(transport))
+                    guard case .text(let transport)? = try? reader.next() else { return nil }
+                    transports.append(.text(String(decoding: transport, as: UTF8.self)))
                 }
+                reader.endContainer()
                 descriptor.transports = transports
             }
+            reader.endContainer()
             list.append(descriptor)
         }
+        reader.endContainer()
         return list
     }
 
     /// The options map: text keys in strictly ascending canonical order (so none twice),
     /// boolean values.
     private static func options(_ reader: inout CBORReader) -> [String: Bool]? {
-        guard let count = reader.mapCount() else { return nil }
+        guard case .map(let count)? = try? reader.next() else { return nil }
         var options: [String: Bool] = [:]
         var previous: ArraySlice<UInt8>?
         for _ in 0..<count {
-            guard let name = reader.textBytes(), let flag = reader.bool() else { return nil }
+            guard case .text(let name)? = try? reader.next(), case .bool(let flag)? = try? reader.next() else { return nil }
             if let previous {
                 guard previous.count < name.count || (previous.count == name.count && previous.lexicographicallyPrecedes(name))
                 else { return nil }
@@ -105,6 +106,7 @@ extension GetAssertionRequest {
             previous = name
             options[String(decoding: name, as: UTF8.self)] = flag
         }
+        reader.endContainer()
         return options
     }
 }

@@ -32,10 +32,14 @@ struct RequestMap<Key: RawRepresentable> where Key.RawValue == Int {
 
     /// Member `key` exactly as it was sent: the bytes a pinUvAuthParam over it covers.
     func encodedMember(_ key: Key) -> [UInt8]? {
-        guard let body, let members = try? CBORDecoder.mapMembers(body) else {
-            return self[key].map { CBOREncoder.encode($0) }
+        guard let body else { return self[key].map { CBOREncoder.encode($0) } }
+        var reader = CBORReader(body)
+        guard case .map(let count)? = try? reader.next() else { return nil }
+        for _ in 0..<count {
+            guard let name = try? reader.value(), let value = try? reader.skipItem() else { return nil }
+            if name == .int(key.rawValue) { return Array(value) }
         }
-        return members.first { $0.key == .int(key.rawValue) }.map { Array($0.value) }
+        return nil
     }
 
     subscript(key: Key) -> CBORValue? { map[int: key.rawValue] }
