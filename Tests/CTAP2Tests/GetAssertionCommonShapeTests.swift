@@ -71,13 +71,14 @@ struct GetAssertionCommonShapeTests {
         let hash = [UInt8](repeating: 1, count: 32)
         func map(_ members: [(Int, CBORValue)]) -> [UInt8] {
             // Written in the order given, not sorted: the direct reading sees the order.
-            var out: [UInt8] = []
-            CBOREncoder.appendMapHead(count: members.count, to: &out)
+            var writer = CBORWriter()
+            var map = writer.openMap()
             for (key, value) in members {
-                CBOREncoder.appendUnsigned(UInt64(key), to: &out)
-                CBOREncoder.encode(value, into: &out)
+                writer.key(key, of: &map)
+                writer.value(value)
             }
-            return out
+            writer.close(map)
+            return writer.bytes
         }
         let cases: [(String, [UInt8], Result<GetAssertionRequest, CTAPStatus>)] = [
             ("extensions", map([(1, "rp"), (2, .bytes(hash)), (4, .map(["hmac-secret": .bool(true)]))]),

@@ -92,33 +92,36 @@ extension AuthenticatorInfo {
         encCredStoreState = try info.bytes(.encCredStoreState)
     }
 
-    /// The response body.
-    func encoded() -> CBORValue {
-        var map = CBORMap()
-        map.set(GetInfoKey.versions, .array(versions.map { .text($0) }))
-        map.set(GetInfoKey.extensions, extensions.map { .array($0.map { .text($0) }) })
-        map.set(GetInfoKey.aaguid, .bytes(aaguid))
-        map.set(GetInfoKey.options, .map(CBORMap(options.map { (.text($0.name), .bool($0.value)) })))
-        map.set(GetInfoKey.maxMsgSize, maxMsgSize.map { .int($0) })
-        map.set(GetInfoKey.pinUvAuthProtocols, pinUvAuthProtocols.map { .array($0.map { .int($0) }) })
-        map.set(GetInfoKey.maxCredentialCountInList, maxCredentialCountInList.map { .int($0) })
-        map.set(GetInfoKey.maxCredentialIdLength, maxCredentialIdLength.map { .int($0) })
-        map.set(GetInfoKey.transports, transports.map { .array($0.map { .text($0) }) })
-        map.set(GetInfoKey.algorithms, algorithms.map { .array($0.map { .map(["alg": .int($0), "type": "public-key"]) }) })
-        map.set(GetInfoKey.maxSerializedLargeBlobArray, maxSerializedLargeBlobArray.map { .int($0) })
-        map.set(GetInfoKey.forcePINChange, forcePINChange.map { .bool($0) })
-        map.set(GetInfoKey.minPINLength, minPINLength.map { .int($0) })
-        map.set(GetInfoKey.firmwareVersion, firmwareVersion.map { .int($0) })
-        map.set(GetInfoKey.maxCredBlobLength, maxCredBlobLength.map { .int($0) })
-        map.set(GetInfoKey.maxRPIDsForSetMinPINLength, maxRPIDsForSetMinPINLength.map { .int($0) })
-        map.set(GetInfoKey.remainingDiscoverableCredentials, remainingDiscoverableCredentials.map { .int($0) })
-        map.set(GetInfoKey.encIdentifier, encIdentifier.map { .bytes($0) })
-        map.set(GetInfoKey.maxPINLength, maxPINLength.map { .int($0) })
-        map.set(GetInfoKey.encCredStoreState, encCredStoreState.map { .bytes($0) })
-        return .map(map)
-    }
-
     static func == (lhs: AuthenticatorInfo, rhs: AuthenticatorInfo) -> Bool {
         lhs.encoded() == rhs.encoded()
+    }
+}
+
+extension AuthenticatorInfo: CTAPSerializable {
+    /// The response body (options in canonical order, whatever order the card lists them in).
+    func write(to writer: inout CBORWriter) {
+        typealias Key = GetInfoKey
+        var map = writer.openMap()
+        writer.member(Key.versions, array: versions, of: &map) { $0.text($1) }
+        writer.member(Key.extensions, array: extensions, of: &map) { $0.text($1) }
+        writer.member(Key.aaguid, bytes: aaguid, of: &map)
+        writer.member(Key.options, value: .map(CBORMap(options.map { (.text($0.name), .bool($0.value)) })), of: &map)
+        writer.member(Key.maxMsgSize, int: maxMsgSize, of: &map)
+        writer.member(Key.pinUvAuthProtocols, array: pinUvAuthProtocols, of: &map) { $0.int($1) }
+        writer.member(Key.maxCredentialCountInList, int: maxCredentialCountInList, of: &map)
+        writer.member(Key.maxCredentialIdLength, int: maxCredentialIdLength, of: &map)
+        writer.member(Key.transports, array: transports, of: &map) { $0.text($1) }
+        writer.member(Key.algorithms, array: algorithms, of: &map) { CredentialParameters(type: "public-key", algorithm: $1).write(to: &$0) }
+        writer.member(Key.maxSerializedLargeBlobArray, int: maxSerializedLargeBlobArray, of: &map)
+        writer.member(Key.forcePINChange, bool: forcePINChange, of: &map)
+        writer.member(Key.minPINLength, int: minPINLength, of: &map)
+        writer.member(Key.firmwareVersion, int: firmwareVersion, of: &map)
+        writer.member(Key.maxCredBlobLength, int: maxCredBlobLength, of: &map)
+        writer.member(Key.maxRPIDsForSetMinPINLength, int: maxRPIDsForSetMinPINLength, of: &map)
+        writer.member(Key.remainingDiscoverableCredentials, int: remainingDiscoverableCredentials, of: &map)
+        writer.member(Key.encIdentifier, bytes: encIdentifier, of: &map)
+        writer.member(Key.maxPINLength, int: maxPINLength, of: &map)
+        writer.member(Key.encCredStoreState, bytes: encCredStoreState, of: &map)
+        writer.close(map)
     }
 }

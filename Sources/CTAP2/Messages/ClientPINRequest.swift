@@ -33,21 +33,7 @@ extension ClientPINRequest {
     /// The subcommand, or nil for a number the specification does not define.
     var subcommand: ClientPINSubcommand? { ClientPINSubcommand(rawValue: Int(clamping: subCommand)) }
 
-    /// The request body: the inverse of ``init(decoding:)``.
-    func encoded() -> [UInt8] {
-        var map = CBORMap()
-        map.set(ClientPINKey.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
-        map.set(ClientPINKey.subCommand, .unsigned(subCommand))
-        map.set(ClientPINKey.keyAgreement, keyAgreement)
-        map.set(ClientPINKey.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
-        map.set(ClientPINKey.newPinEnc, newPinEnc.map { .bytes($0) })
-        map.set(ClientPINKey.pinHashEnc, pinHashEnc.map { .bytes($0) })
-        map.set(ClientPINKey.permissions, permissions.map { .unsigned($0) })
-        map.set(ClientPINKey.rpId, rpId.map { .text($0) })
-        return CBOREncoder.encode(.map(map))
-    }
-
-    /// setPIN's members (CTAP 2.1 §6.5.5.5): all required.
+    /// setPIN's members    /// setPIN's members (CTAP 2.1 §6.5.5.5): all required.
     struct SetPIN {
         let keyAgreement: CBORValue
         let pinUvAuthParam: [UInt8]
@@ -91,5 +77,22 @@ extension ClientPINRequest {
             self.keyAgreement = keyAgreement
             self.pinHashEnc = pinHashEnc
         }
+    }
+}
+
+extension ClientPINRequest: CTAPSerializable {
+    /// The request body: the inverse of ``init(decoding:)``.
+    func write(to writer: inout CBORWriter) {
+        typealias Key = ClientPINKey
+        var map = writer.openMap()
+        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
+        writer.member(Key.subCommand, unsigned: subCommand, of: &map)
+        writer.member(Key.keyAgreement, value: keyAgreement, of: &map)
+        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
+        writer.member(Key.newPinEnc, bytes: newPinEnc, of: &map)
+        writer.member(Key.pinHashEnc, bytes: pinHashEnc, of: &map)
+        writer.member(Key.permissions, unsigned: permissions, of: &map)
+        writer.member(Key.rpId, text: rpId, of: &map)
+        writer.close(map)
     }
 }

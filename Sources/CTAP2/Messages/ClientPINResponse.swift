@@ -27,14 +27,18 @@ extension ClientPINResponse {
         uvRetries = try response.unsigned(.uvRetries).map { Int(clamping: $0) }
     }
 
+}
+
+extension ClientPINResponse: CTAPSerializable {
     /// The response body.
-    func encoded() -> CBORValue {
-        var map = CBORMap()
-        map.set(ClientPINResponseKey.keyAgreement, keyAgreement)
-        map.set(ClientPINResponseKey.pinUvAuthToken, pinUvAuthToken.map { .bytes($0) })
-        map.set(ClientPINResponseKey.pinRetries, pinRetries.map { .int($0) })
-        map.set(ClientPINResponseKey.powerCycleState, powerCycleState.map { .bool($0) })
-        map.set(ClientPINResponseKey.uvRetries, uvRetries.map { .int($0) })
-        return .map(map)
+    func write(to writer: inout CBORWriter) {
+        typealias Key = ClientPINResponseKey
+        var map = writer.openMap()
+        writer.member(Key.keyAgreement, value: keyAgreement, of: &map)
+        writer.member(Key.pinUvAuthToken, bytes: pinUvAuthToken, of: &map)
+        writer.member(Key.pinRetries, int: pinRetries, of: &map)
+        writer.member(Key.powerCycleState, bool: powerCycleState, of: &map)
+        writer.member(Key.uvRetries, int: uvRetries, of: &map)
+        writer.close(map)
     }
 }

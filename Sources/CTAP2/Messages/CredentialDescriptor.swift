@@ -33,24 +33,20 @@ extension CredentialDescriptor {
         for value in values { result.append(try CredentialDescriptor(decoding: value)) }
         return result
     }
+}
 
+/// The descriptor's member names.
+enum DescriptorMember: String, MemberKey {
+    case id, type, transports
+}
+
+extension CredentialDescriptor: CTAPSerializable {
     /// `{"id": …, "type": …}` (and `transports` when set), as the card answers with it.
-    var encoded: CBORValue {
-        var map: CBORMap = ["id": .bytes(id), "type": .text(type)]
-        if let transports { map["transports"] = .array(transports) }
-        return .map(map)
-    }
-
-    /// Appends ``encoded``'s bytes. The card's own `{"id", "type"}` is written directly ("id"
-    /// sorts before any type longer than two bytes); anything else goes through the tree.
-    func encode(into output: inout [UInt8]) {
-        guard transports == nil, type.utf8.count > 2 else {
-            CBOREncoder.encode(encoded, into: &output)
-            return
-        }
-        output.append(contentsOf: [0xA2, 0x62, 0x69, 0x64] as [UInt8])  // {2 members, "id"
-        CBOREncoder.appendBytes(id, to: &output)
-        output.append(contentsOf: [0x64, 0x74, 0x79, 0x70, 0x65] as [UInt8])  // "type"
-        CBOREncoder.appendText(type, to: &output)
+    func write(to writer: inout CBORWriter) {
+        var map = writer.openMap()
+        writer.member(DescriptorMember.id, bytes: id, of: &map)
+        writer.member(DescriptorMember.type, text: type, of: &map)
+        writer.member(DescriptorMember.transports, array: transports, of: &map) { $0.value($1) }
+        writer.close(map)
     }
 }

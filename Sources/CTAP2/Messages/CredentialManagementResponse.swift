@@ -37,22 +37,25 @@ extension CredentialManagementResponse {
         credProtect = try count(.credProtect)
     }
 
+}
+
+extension CredentialManagementResponse: CTAPSerializable {
     /// The response body.
-    func encoded() -> CBORValue {
-        var map = CBORMap()
-        map.set(CredentialManagementResponseKey.existingResidentCredentialsCount, existingResidentCredentialsCount.map { .int($0) })
-        map.set(CredentialManagementResponseKey.maxPossibleRemainingResidentCredentialsCount,
-                maxPossibleRemainingResidentCredentialsCount.map { .int($0) })
-        map.set(CredentialManagementResponseKey.rp, rp?.encoded)
-        map.set(CredentialManagementResponseKey.rpIDHash, rpIDHash.map { .bytes($0) })
-        map.set(CredentialManagementResponseKey.totalRPs, totalRPs.map { .int($0) })
-        map.set(CredentialManagementResponseKey.user, user?.encoded)
-        map.set(CredentialManagementResponseKey.credentialID, credentialID?.encoded)
-        map.set(CredentialManagementResponseKey.publicKey, publicKey)
-        map.set(CredentialManagementResponseKey.totalCredentials, totalCredentials.map { .int($0) })
-        map.set(CredentialManagementResponseKey.credProtect, credProtect.map { .int($0) })
-        map.set(CredentialManagementResponseKey.largeBlobKey, largeBlobKey.map { .bytes($0) })
-        map.set(CredentialManagementResponseKey.thirdPartyPayment, thirdPartyPayment.map { .bool($0) })
-        return .map(map)
+    func write(to writer: inout CBORWriter) {
+        typealias Key = CredentialManagementResponseKey
+        var map = writer.openMap()
+        writer.member(Key.existingResidentCredentialsCount, int: existingResidentCredentialsCount, of: &map)
+        writer.member(Key.maxPossibleRemainingResidentCredentialsCount, int: maxPossibleRemainingResidentCredentialsCount, of: &map)
+        writer.member(Key.rp, rp, of: &map)
+        writer.member(Key.rpIDHash, bytes: rpIDHash, of: &map)
+        writer.member(Key.totalRPs, int: totalRPs, of: &map)
+        writer.member(Key.user, user, of: &map)
+        writer.member(Key.credentialID, credentialID, of: &map)
+        writer.member(Key.publicKey, value: publicKey, of: &map)
+        writer.member(Key.totalCredentials, int: totalCredentials, of: &map)
+        writer.member(Key.credProtect, int: credProtect, of: &map)
+        writer.member(Key.largeBlobKey, bytes: largeBlobKey, of: &map)
+        writer.member(Key.thirdPartyPayment, bool: thirdPartyPayment, of: &map)
+        writer.close(map)
     }
 }

@@ -13,12 +13,6 @@ extension RelyingPartyEntity {
         self.id = id
         name = try entity.text("name")
     }
-
-    var encoded: CBORValue {
-        var map: CBORMap = ["id": .text(id)]
-        if let name { map["name"] = .text(name) }
-        return .map(map)
-    }
 }
 
 extension CredentialUser {
@@ -26,14 +20,6 @@ extension CredentialUser {
     init(decoding entity: EntityMap) throws(CTAPStatus) {
         guard let id = try entity.bytes("id") else { throw .missingParameter }
         self.init(id: id, name: try entity.text("name"), displayName: try entity.text("displayName"))
-    }
-
-    /// The user entity as the card sends it.
-    var encoded: CBORValue {
-        var map: CBORMap = ["id": .bytes(id)]
-        if let name { map["name"] = .text(name) }
-        if let displayName { map["displayName"] = .text(displayName) }
-        return .map(map)
     }
 }
 
@@ -53,6 +39,38 @@ extension CredentialParameters {
         self.type = type
         self.algorithm = number
     }
+}
 
-    var encoded: CBORValue { .map(["alg": .int(algorithm), "type": .text(type)]) }
+/// The member names of the WebAuthn entities and parameters (WebAuthn §5.4.2, §5.4.3, §5.3).
+enum EntityMember: String, MemberKey {
+    case id, name, displayName, alg, type
+}
+
+extension RelyingPartyEntity: CTAPSerializable {
+    func write(to writer: inout CBORWriter) {
+        var map = writer.openMap()
+        writer.member(EntityMember.id, text: id, of: &map)
+        writer.member(EntityMember.name, text: name, of: &map)
+        writer.close(map)
+    }
+}
+
+extension CredentialUser: CTAPSerializable {
+    /// The user entity as the card sends it.
+    func write(to writer: inout CBORWriter) {
+        var map = writer.openMap()
+        writer.member(EntityMember.id, bytes: id, of: &map)
+        writer.member(EntityMember.name, text: name, of: &map)
+        writer.member(EntityMember.displayName, text: displayName, of: &map)
+        writer.close(map)
+    }
+}
+
+extension CredentialParameters: CTAPSerializable {
+    func write(to writer: inout CBORWriter) {
+        var map = writer.openMap()
+        writer.member(EntityMember.alg, int: algorithm, of: &map)
+        writer.member(EntityMember.type, text: type, of: &map)
+        writer.close(map)
+    }
 }

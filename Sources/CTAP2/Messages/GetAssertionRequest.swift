@@ -35,16 +35,20 @@ extension GetAssertionRequest {
         pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
     }
 
+}
+
+extension GetAssertionRequest: CTAPSerializable {
     /// The request body: the inverse of ``init(decoding:)``.
-    func encoded() -> [UInt8] {
-        var map = CBORMap()
-        map.set(GetAssertionKey.rpId, .text(rpId))
-        map.set(GetAssertionKey.clientDataHash, .bytes(clientDataHash))
-        if !allowList.isEmpty { map.set(GetAssertionKey.allowList, .array(allowList.map(\.encoded))) }
-        map.set(GetAssertionKey.extensions, extensions.map { .map($0) })
-        if !options.isEmpty { map.set(GetAssertionKey.options, .map(CBORMap(options.map { (.text($0.key), .bool($0.value)) }))) }
-        map.set(GetAssertionKey.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
-        map.set(GetAssertionKey.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
-        return CBOREncoder.encode(.map(map))
+    func write(to writer: inout CBORWriter) {
+        typealias Key = GetAssertionKey
+        var map = writer.openMap()
+        writer.member(Key.rpId, text: rpId, of: &map)
+        writer.member(Key.clientDataHash, bytes: clientDataHash, of: &map)
+        writer.member(Key.allowList, array: allowList, omitEmpty: true, of: &map) { $1.write(to: &$0) }
+        writer.member(Key.extensions, value: extensions.map { .map($0) }, of: &map)
+        writer.member(Key.options, options: options, of: &map)
+        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
+        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
+        writer.close(map)
     }
 }

@@ -26,43 +26,20 @@ extension GetAssertionResponse {
         numberOfCredentials = try response.unsigned(.numberOfCredentials).map { Int(clamping: $0) }
     }
 
-    /// The response body.
-    func encoded() -> CBORValue {
-        var map = CBORMap()
-        map.set(GetAssertionResponseKey.credential, credential.encoded)
-        map.set(GetAssertionResponseKey.authData, .bytes(authData))
-        map.set(GetAssertionResponseKey.signature, .bytes(signature))
-        map.set(GetAssertionResponseKey.user, user?.encoded)
-        map.set(GetAssertionResponseKey.numberOfCredentials, numberOfCredentials.map { .int($0) })
-        map.set(GetAssertionResponseKey.largeBlobKey, largeBlobKey.map { .bytes($0) })
-        return .map(map)
-    }
 }
 
-extension GetAssertionResponse {
-    /// Appends the response body, member by member in canonical order: the bytes of
-    /// `CBOREncoder.encode(encoded())` (a test holds them equal for every member combination),
-    /// without the tree. Every assertion is answered this way.
-    func encode(into output: inout [UInt8]) {
-        let count = 3 + (user == nil ? 0 : 1) + (numberOfCredentials == nil ? 0 : 1) + (largeBlobKey == nil ? 0 : 1)
-        CBOREncoder.appendMapHead(count: count, to: &output)
-        CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.credential.rawValue), to: &output)
-        credential.encode(into: &output)
-        CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.authData.rawValue), to: &output)
-        CBOREncoder.appendBytes(authData, to: &output)
-        CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.signature.rawValue), to: &output)
-        CBOREncoder.appendBytes(signature, to: &output)
-        if let user {
-            CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.user.rawValue), to: &output)
-            CBOREncoder.encode(user.encoded, into: &output)
-        }
-        if let numberOfCredentials {
-            CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.numberOfCredentials.rawValue), to: &output)
-            CBOREncoder.encode(.int(numberOfCredentials), into: &output)
-        }
-        if let largeBlobKey {
-            CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.largeBlobKey.rawValue), to: &output)
-            CBOREncoder.appendBytes(largeBlobKey, to: &output)
-        }
+extension GetAssertionResponse: CTAPSerializable {
+    /// The response body, member by member in canonical order: every assertion is answered this
+    /// way, without a tree.
+    func write(to writer: inout CBORWriter) {
+        typealias Key = GetAssertionResponseKey
+        var map = writer.openMap()
+        writer.member(Key.credential, credential, of: &map)
+        writer.member(Key.authData, bytes: authData, of: &map)
+        writer.member(Key.signature, bytes: signature, of: &map)
+        writer.member(Key.user, user, of: &map)
+        writer.member(Key.numberOfCredentials, int: numberOfCredentials, of: &map)
+        writer.member(Key.largeBlobKey, bytes: largeBlobKey, of: &map)
+        writer.close(map)
     }
 }

@@ -42,10 +42,12 @@ extension LargeBlobsRequest {
 /// authenticatorLargeBlobs' answer to a read: the bytes asked for.
 struct LargeBlobsResponse: Sendable, Equatable {
     var config: [UInt8]
+}
 
-    func encoded() -> CBORValue {
-        var map = CBORMap()
-        map.set(LargeBlobsResponseKey.config, .bytes(config))
-        return .map(map)
+extension LargeBlobsResponse: CTAPSerializable {
+    func write(to writer: inout CBORWriter) {
+        var map = writer.openMap()
+        writer.member(LargeBlobsResponseKey.config, bytes: config, of: &map)
+        writer.close(map)
     }
 }

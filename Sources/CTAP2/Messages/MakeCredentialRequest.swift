@@ -41,19 +41,23 @@ extension MakeCredentialRequest {
         pubKeyCredParams = entries
     }
 
+}
+
+extension MakeCredentialRequest: CTAPSerializable {
     /// The request body: the inverse of ``init(decoding:)``.
-    func encoded() -> [UInt8] {
-        var map = CBORMap()
-        map.set(MakeCredentialKey.clientDataHash, .bytes(clientDataHash))
-        map.set(MakeCredentialKey.rp, rp.encoded)
-        map.set(MakeCredentialKey.user, user.encoded)
-        map.set(MakeCredentialKey.pubKeyCredParams, .array(pubKeyCredParams.map(\.encoded)))
-        if !excludeList.isEmpty { map.set(MakeCredentialKey.excludeList, .array(excludeList.map(\.encoded))) }
-        map.set(MakeCredentialKey.extensions, extensions.map { .map($0) })
-        if !options.isEmpty { map.set(MakeCredentialKey.options, .map(CBORMap(options.map { (.text($0.key), .bool($0.value)) }))) }
-        map.set(MakeCredentialKey.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
-        map.set(MakeCredentialKey.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
-        map.set(MakeCredentialKey.enterpriseAttestation, enterpriseAttestation)
-        return CBOREncoder.encode(.map(map))
+    func write(to writer: inout CBORWriter) {
+        typealias Key = MakeCredentialKey
+        var map = writer.openMap()
+        writer.member(Key.clientDataHash, bytes: clientDataHash, of: &map)
+        writer.member(Key.rp, rp, of: &map)
+        writer.member(Key.user, user, of: &map)
+        writer.member(Key.pubKeyCredParams, array: pubKeyCredParams, of: &map) { $1.write(to: &$0) }
+        writer.member(Key.excludeList, array: excludeList, omitEmpty: true, of: &map) { $1.write(to: &$0) }
+        writer.member(Key.extensions, value: extensions.map { .map($0) }, of: &map)
+        writer.member(Key.options, options: options, of: &map)
+        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
+        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
+        writer.member(Key.enterpriseAttestation, value: enterpriseAttestation, of: &map)
+        writer.close(map)
     }
 }

@@ -23,14 +23,18 @@ extension MakeCredentialResponse {
         attStmt = statement
     }
 
+}
+
+extension MakeCredentialResponse: CTAPSerializable {
     /// The response body.
-    func encoded() -> CBORValue {
-        var map = CBORMap()
-        map.set(MakeCredentialResponseKey.fmt, .text(fmt))
-        map.set(MakeCredentialResponseKey.authData, .bytes(authData))
-        map.set(MakeCredentialResponseKey.attStmt, attStmt)
-        map.set(MakeCredentialResponseKey.epAtt, epAtt.map { .bool($0) })
-        map.set(MakeCredentialResponseKey.largeBlobKey, largeBlobKey.map { .bytes($0) })
-        return .map(map)
+    func write(to writer: inout CBORWriter) {
+        typealias Key = MakeCredentialResponseKey
+        var map = writer.openMap()
+        writer.member(Key.fmt, text: fmt, of: &map)
+        writer.member(Key.authData, bytes: authData, of: &map)
+        writer.member(Key.attStmt, value: attStmt, of: &map)
+        writer.member(Key.epAtt, bool: epAtt, of: &map)
+        writer.member(Key.largeBlobKey, bytes: largeBlobKey, of: &map)
+        writer.close(map)
     }
 }

@@ -138,18 +138,6 @@ struct EntityMap {
     }
 }
 
-extension CTAPStatus {
-    /// The status for a request body that is not well-formed CTAP2 CBOR.
-    init(decodingError error: CBORError) {
-        switch error {
-        case .unsupportedMajorType, .unsupportedSimpleValue:
-            self = .cborUnexpectedType
-        default:
-            self = .invalidCBOR
-        }
-    }
-}
-
 extension CBORMap {
     /// Sets integer-keyed member `key` (absent when `value` is nil).
     mutating func set<Key: RawRepresentable>(_ key: Key, _ value: CBORValue?) where Key.RawValue == Int {

@@ -3,7 +3,7 @@ import FIDOWire
 
 /// The map keys of a command that takes a subcommand: authenticatorCredentialManagement and
 /// authenticatorConfig number them alike (CTAP 2.1 §6.8, §6.11).
-protocol SubcommandRequestKey: RawRepresentable where RawValue == Int {
+protocol SubcommandRequestKey: MemberKey, RawRepresentable where RawValue == Int {
     static var subCommand: Self { get }
     static var subCommandParams: Self { get }
     static var pinUvAuthProtocol: Self { get }
@@ -47,13 +47,17 @@ extension SubcommandRequest {
         return message
     }
 
+}
+
+extension SubcommandRequest: CTAPSerializable {
     /// The request body: the inverse of ``init(decoding:)``.
-    func encoded() -> [UInt8] {
-        var map = CBORMap()
-        map.set(Key.subCommand, .unsigned(subCommand))
-        map.set(Key.subCommandParams, subCommandParams.map { .map($0) })
-        map.set(Key.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
-        map.set(Key.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
-        return CBOREncoder.encode(.map(map))
+    func write(to writer: inout CBORWriter) {
+        var map = writer.openMap()
+        writer.member(Key.subCommand, unsigned: subCommand, of: &map)
+        writer.member(Key.subCommandParams, encoded: subCommandParamsBytes ?? subCommandParams.map { CBOREncoder.encode(.map($0)) },
+                      of: &map)
+        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
+        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
+        writer.close(map)
     }
 }
