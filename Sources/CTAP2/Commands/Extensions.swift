@@ -2,40 +2,70 @@ import CBOR
 import CardCrypto
 import FIDOWire
 
+/// The extensions this card knows (CTAP 2.1 §12, CTAP 2.2 §12): the keys of an extensions map.
+enum ExtensionIdentifier: String, MemberKey {
+    case credProtect, hmacSecret = "hmac-secret", hmacSecretMC = "hmac-secret-mc", credBlob, largeBlobKey
+    case minPinLength, thirdPartyPayment
+}
+
 /// The makeCredential extension inputs the card offers, read and type-checked (CTAP 2.1 §12).
 /// Extensions the profile does not offer are ignored, as the specification asks.
 struct MakeCredentialExtensions {
     var credProtect: UInt8?
     var hmacSecret = false
-    /// hmac-secret-mc's input (CTAP 2.2): salts to evaluate with the new credential's PRF.
-    var hmacSecretMC: CBORValue?
+    /// hmac-secret-mc's input (CTAP 2.2) as sent: salts to evaluate with the new credential's PRF.
+    var hmacSecretMC: [UInt8]?
     var credBlob: [UInt8]?
     var largeBlobKey = false
     var minPinLength = false
     var thirdPartyPayment = false
 
-    init(_ extensions: CBORMap?, profile: CardProfile) throws(CTAPStatus) {
+    /// Reads `extensions` (the map as sent, checked whole with the request), in the order of
+    /// CTAP 2.1 §12's list.
+    init(_ extensions: [UInt8]?, profile: CardProfile) throws(CTAPStatus) {
         guard let extensions else { return }
-        let inputs = ExtensionInputs(extensions: extensions, profile: profile)
-        if let requested = inputs.value("credProtect") {
-            guard case .unsigned(let level) = requested else { throw .cborUnexpectedType }
-            if (1...3).contains(level) { credProtect = UInt8(level) }
+        var credProtect = Member<UInt64>.absent
+        var hmacSecret = Member<Bool>.absent
+        var hmacSecretMC = Member<ArraySlice<UInt8>>.absent
+        var credBlob = Member<[UInt8]>.absent
+        var largeBlobKey = Member<Bool>.absent
+        var minPinLength = Member<Bool>.absent
+        var thirdPartyPayment = Member<Bool>.absent
+        var reader = CBORReader(extensions[...])
+        do throws(CBORError) {
+            guard var members = try MemberMap<ExtensionIdentifier>(&reader) else { return }
+            while let name = try members.next(&reader) {
+                guard profile.offers(name.rawValue) else {
+                    _ = try reader.skipItem()
+                    continue
+                }
+                switch name {
+                case .credProtect: credProtect = try reader.unsigned()
+                case .hmacSecret: hmacSecret = try reader.bool()
+                case .hmacSecretMC: hmacSecretMC = try reader.asSent()
+                case .credBlob: credBlob = try reader.byteString()
+                case .largeBlobKey: largeBlobKey = try reader.bool()
+                case .minPinLength: minPinLength = try reader.bool()
+                case .thirdPartyPayment: thirdPartyPayment = try reader.bool()
+                }
+            }
+        } catch {
+            throw CTAPStatus(decodingError: error)  // not reached: the request's reading checked the map
         }
-        hmacSecret = try inputs.bool("hmac-secret") ?? false
-        hmacSecretMC = try inputs.map("hmac-secret-mc")
-        if let blob = inputs.value("credBlob") {
-            guard case .bytes(let bytes) = blob else { throw .cborUnexpectedType }
-            credBlob = bytes
-        }
-        largeBlobKey = try inputs.onlyTrue("largeBlobKey")
-        minPinLength = try inputs.bool("minPinLength") ?? false
-        thirdPartyPayment = try inputs.bool("thirdPartyPayment") ?? false
+        if let level = try credProtect.optional(), (1...3).contains(level) { self.credProtect = UInt8(level) }
+        self.hmacSecret = try hmacSecret.optional() ?? false
+        self.hmacSecretMC = try hmacSecretMC.optional().map(Array.init)
+        self.credBlob = try credBlob.optional()
+        self.largeBlobKey = try largeBlobKey.onlyTrue()
+        self.minPinLength = try minPinLength.optional() ?? false
+        self.thirdPartyPayment = try thirdPartyPayment.optional() ?? false
     }
 }
 
 /// The getAssertion extension inputs the card offers, read and type-checked (CTAP 2.1 §12).
 struct GetAssertionExtensions {
-    var hmacSecret: CBORValue?
+    /// hmac-secret's input as sent.
+    var hmacSecret: [UInt8]?
     var getCredBlob = false
     var largeBlobKey = false
     var thirdPartyPayment = false
@@ -43,43 +73,88 @@ struct GetAssertionExtensions {
     /// No extensions asked for.
     init() {}
 
-    init(_ extensions: CBORMap?, profile: CardProfile) throws(CTAPStatus) {
+    /// Reads `extensions` (the map as sent, checked whole with the request).
+    init(_ extensions: [UInt8]?, profile: CardProfile) throws(CTAPStatus) {
         guard let extensions else { return }
-        let inputs = ExtensionInputs(extensions: extensions, profile: profile)
-        hmacSecret = try inputs.map("hmac-secret")
-        // getAssertion's input is `"credBlob": true` (CTAP 2.1 §12.2; "getCredBlob" is the
-        // WebAuthn client's name for it).
-        getCredBlob = try inputs.bool("credBlob") ?? false
-        largeBlobKey = try inputs.onlyTrue("largeBlobKey")
-        thirdPartyPayment = try inputs.bool("thirdPartyPayment") ?? false
+        var hmacSecret = Member<ArraySlice<UInt8>>.absent
+        var credBlob = Member<Bool>.absent
+        var largeBlobKey = Member<Bool>.absent
+        var thirdPartyPayment = Member<Bool>.absent
+        var reader = CBORReader(extensions[...])
+        do throws(CBORError) {
+            guard var members = try MemberMap<ExtensionIdentifier>(&reader) else { return }
+            while let name = try members.next(&reader) {
+                switch name {
+                case .hmacSecret where profile.offers(name.rawValue): hmacSecret = try reader.asSent()
+                // getAssertion's input is `"credBlob": true` (CTAP 2.1 §12.2; "getCredBlob" is the
+                // WebAuthn client's name for it).
+                case .credBlob where profile.offers(name.rawValue): credBlob = try reader.bool()
+                case .largeBlobKey where profile.offers(name.rawValue): largeBlobKey = try reader.bool()
+                case .thirdPartyPayment where profile.offers(name.rawValue): thirdPartyPayment = try reader.bool()
+                default: _ = try reader.skipItem()
+                }
+            }
+        } catch {
+            throw CTAPStatus(decodingError: error)  // not reached: the request's reading checked the map
+        }
+        self.hmacSecret = try hmacSecret.optional().map(Array.init)
+        getCredBlob = try credBlob.optional() ?? false
+        self.largeBlobKey = try largeBlobKey.onlyTrue()
+        self.thirdPartyPayment = try thirdPartyPayment.optional() ?? false
     }
 }
 
-/// An extensions map as the card reads it: only the extensions its profile offers (the others
-/// are ignored, CTAP 2.1 §12), each of the CBOR type it takes (else CBOR_UNEXPECTED_TYPE).
-private struct ExtensionInputs {
-    let extensions: CBORMap
-    let profile: CardProfile
-
-    func value(_ name: String) -> CBORValue? { profile.offers(name) ? extensions[text: name] : nil }
-
-    func bool(_ name: String) throws(CTAPStatus) -> Bool? {
-        guard let value = value(name) else { return nil }
-        guard case .bool(let flag) = value else { throw .cborUnexpectedType }
-        return flag
-    }
-
-    func map(_ name: String) throws(CTAPStatus) -> CBORValue? {
-        guard let value = value(name) else { return nil }
-        guard case .map = value else { throw .cborUnexpectedType }
-        return value
-    }
-
+extension Member where Value == Bool {
     /// An input that, when present, is `true` (largeBlobKey, CTAP 2.1 §12.3): false is INVALID_OPTION.
-    func onlyTrue(_ name: String) throws(CTAPStatus) -> Bool {
-        guard let flag = try bool(name) else { return false }
+    func onlyTrue() throws(CTAPStatus) -> Bool {
+        guard let flag = try optional() else { return false }
         guard flag else { throw .invalidOption }
         return true
+    }
+}
+
+/// An hmac-secret (or hmac-secret-mc) input as sent (CTAP 2.1 §12.5): the platform's key
+/// agreement key and its encrypted, authenticated salts.
+struct HMACSecretSalts: Sendable, Equatable {
+    /// A COSE_Key, for the PIN/UV auth protocol's codec.
+    var keyAgreement: CBORValue
+    var saltEnc: [UInt8]
+    var saltAuth: [UInt8]
+    var pinUvAuthProtocol: UInt64?
+}
+
+extension HMACSecretSalts: CTAPMessage {
+    /// Reads the input: keyAgreement, saltEnc and saltAuth are required, in that order.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap<HMACSecretInputKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        var keyAgreement = Member<CBORValue>.absent
+        var saltEnc = Member<[UInt8]>.absent
+        var saltAuth = Member<[UInt8]>.absent
+        var pinUvAuthProtocol = Member<UInt64>.absent
+        while let key = try members.next(&reader) {
+            switch key {
+            case .keyAgreement: keyAgreement = try reader.anyValue()
+            case .saltEnc: saltEnc = try reader.byteString()
+            case .saltAuth: saltAuth = try reader.byteString()
+            case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
+            }
+        }
+        return Result { () throws(CTAPStatus) in
+            let keyAgreement = try keyAgreement.required()
+            let saltEnc = try saltEnc.required()
+            let saltAuth = try saltAuth.required()
+            return HMACSecretSalts(keyAgreement: keyAgreement, saltEnc: saltEnc, saltAuth: saltAuth,
+                                   pinUvAuthProtocol: try pinUvAuthProtocol.optional())
+        }
+    }
+
+    func write(to writer: inout CBORWriter) {
+        var map = writer.openMap()
+        writer.member(HMACSecretInputKey.keyAgreement, value: keyAgreement, of: &map)
+        writer.member(HMACSecretInputKey.saltEnc, bytes: saltEnc, of: &map)
+        writer.member(HMACSecretInputKey.saltAuth, bytes: saltAuth, of: &map)
+        writer.member(HMACSecretInputKey.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
+        writer.close(map)
     }
 }
 
@@ -95,13 +170,12 @@ extension Authenticator {
     /// (default 1). saltAuth must verify (PIN_AUTH_INVALID); the salts are 32 or 64 bytes: "If the
     /// decryption fails, or if the result is not 32 or 64 bytes long, return
     /// CTAP1_ERR_INVALID_PARAMETER." (CTAP 2.1 §12.5).
-    mutating func decodeHMACSecret(_ input: CBORValue) throws(CTAPStatus) -> HMACSecretInput {
-        let input = try RequestMap<HMACSecretInputKey>(value: input)
-        guard let platformKey = input[.keyAgreement] else { throw .missingParameter }
-        let saltEnc = try input.requiredBytes(.saltEnc)
-        let saltAuth = try input.requiredBytes(.saltAuth)
-        let pinProtocol = try self.pinProtocol(try input.unsigned(.pinUvAuthProtocol) ?? 1)
-        let sharedSecret = try pinProtocol.sharedSecret(privateKey: keyAgreementKey(pinProtocol), platformKey: platformKey)
+    mutating func decodeHMACSecret(_ input: [UInt8]) throws(CTAPStatus) -> HMACSecretInput {
+        let salts = try HMACSecretSalts(decoding: input[...])
+        let saltEnc = salts.saltEnc
+        let saltAuth = salts.saltAuth
+        let pinProtocol = try self.pinProtocol(salts.pinUvAuthProtocol ?? 1)
+        let sharedSecret = try pinProtocol.sharedSecret(privateKey: keyAgreementKey(pinProtocol), platformKey: salts.keyAgreement)
         guard pinProtocol.verify(key: sharedSecret, message: saltEnc, signature: saltAuth) else {
             throw .pinAuthInvalid
         }

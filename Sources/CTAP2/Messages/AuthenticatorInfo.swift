@@ -34,70 +34,62 @@ struct AuthenticatorInfo: Sendable, Equatable {
 }
 
 extension AuthenticatorInfo {
-    /// Reads a response body (the CBOR after the status byte).
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        let info = try RequestMap<GetInfoKey>(decoding: body)
-        func texts(_ key: GetInfoKey) throws(CTAPStatus) -> [String]? {
-            guard let list = try info.array(key) else { return nil }
-            var result: [String] = []
-            for item in list {
-                guard case .text(let text) = item else { throw .cborUnexpectedType }
-                result.append(text)
-            }
-            return result
-        }
-        func number(_ key: GetInfoKey) throws(CTAPStatus) -> Int? { try info.unsigned(key).map { Int(clamping: $0) } }
-        guard let versions = try texts(.versions) else { throw .missingParameter }
-        self.versions = versions
-        extensions = try texts(.extensions)
-        aaguid = try info.requiredBytes(.aaguid)
-        var options: [(name: String, value: Bool)] = []
-        for (name, value) in try info.map(.options)?.entries ?? [] {
-            guard case .text(let name) = name, case .bool(let flag) = value else { throw .cborUnexpectedType }
-            options.append((name, flag))
-        }
-        self.options = options
-        maxMsgSize = try number(.maxMsgSize)
-        pinUvAuthProtocols = try info.array(.pinUvAuthProtocols).map { list throws(CTAPStatus) in
-            var result: [Int] = []
-            for item in list {
-                guard let number = item.intValue else { throw .cborUnexpectedType }
-                result.append(number)
-            }
-            return result
-        }
-        maxCredentialCountInList = try number(.maxCredentialCountInList)
-        maxCredentialIdLength = try number(.maxCredentialIdLength)
-        transports = try texts(.transports)
-        algorithms = try info.array(.algorithms).map { list throws(CTAPStatus) in
-            var result: [Int] = []
-            for item in list {
-                guard let algorithm = item.mapValue?[text: "alg"]?.intValue else { throw .cborUnexpectedType }
-                result.append(algorithm)
-            }
-            return result
-        }
-        if let force = info[.forcePINChange] {
-            guard case .bool(let flag) = force else { throw .cborUnexpectedType }
-            forcePINChange = flag
-        }
-        maxSerializedLargeBlobArray = try number(.maxSerializedLargeBlobArray)
-        minPINLength = try number(.minPINLength)
-        firmwareVersion = try number(.firmwareVersion)
-        maxCredBlobLength = try number(.maxCredBlobLength)
-        maxRPIDsForSetMinPINLength = try number(.maxRPIDsForSetMinPINLength)
-        remainingDiscoverableCredentials = try number(.remainingDiscoverableCredentials)
-        encIdentifier = try info.bytes(.encIdentifier)
-        maxPINLength = try number(.maxPINLength)
-        encCredStoreState = try info.bytes(.encCredStoreState)
-    }
-
     static func == (lhs: AuthenticatorInfo, rhs: AuthenticatorInfo) -> Bool {
         lhs.encoded() == rhs.encoded()
     }
 }
 
-extension AuthenticatorInfo: CTAPSerializable {
+extension AuthenticatorInfo: CTAPMessage {
+    /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap<GetInfoKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        var texts: [GetInfoKey: Member<[String]>] = [:]
+        var numbers: [GetInfoKey: Member<UInt64>] = [:]
+        var bytes: [GetInfoKey: Member<[UInt8]>] = [:]
+        var options = Member<[(name: String, value: Bool)]>.absent
+        var pinUvAuthProtocols = Member<[Int]>.absent
+        var algorithms = Member<[CredentialParameters]>.absent
+        var forcePINChange = Member<Bool>.absent
+        while let key = try members.next(&reader) {
+            switch key {
+            case .versions, .extensions, .transports: texts[key] = try reader.array { reader throws(CBORError) in try reader.text() }
+            case .aaguid, .encIdentifier, .encCredStoreState: bytes[key] = try reader.byteString()
+            case .options: options = try reader.options(into: []) { $0.append(($1, $2)) }
+            case .pinUvAuthProtocols: pinUvAuthProtocols = try reader.array { reader throws(CBORError) in try reader.integer() }
+            case .algorithms: algorithms = try reader.array(of: CredentialParameters.self)
+            case .forcePINChange: forcePINChange = try reader.bool()
+            case .maxMsgSize, .maxCredentialCountInList, .maxCredentialIdLength, .maxSerializedLargeBlobArray, .minPINLength,
+                 .firmwareVersion, .maxCredBlobLength, .maxRPIDsForSetMinPINLength, .remainingDiscoverableCredentials, .maxPINLength:
+                numbers[key] = try reader.unsigned()
+            default: _ = try reader.skipItem()
+            }
+        }
+        func number(_ key: GetInfoKey) throws(CTAPStatus) -> Int? { try numbers[key]?.optional().map { Int(clamping: $0) } }
+        return Result { () throws(CTAPStatus) in
+            let versions = try (texts[.versions] ?? .absent).required()
+            var info = AuthenticatorInfo(versions: versions, extensions: try texts[.extensions]?.optional(),
+                                         aaguid: try (bytes[.aaguid] ?? .absent).required())
+            info.options = try options.optional() ?? []
+            info.maxMsgSize = try number(.maxMsgSize)
+            info.pinUvAuthProtocols = try pinUvAuthProtocols.optional()
+            info.maxCredentialCountInList = try number(.maxCredentialCountInList)
+            info.maxCredentialIdLength = try number(.maxCredentialIdLength)
+            info.transports = try texts[.transports]?.optional()
+            info.algorithms = try algorithms.optional()?.map(\.algorithm)
+            info.maxSerializedLargeBlobArray = try number(.maxSerializedLargeBlobArray)
+            info.forcePINChange = try forcePINChange.optional()
+            info.minPINLength = try number(.minPINLength)
+            info.firmwareVersion = try number(.firmwareVersion)
+            info.maxCredBlobLength = try number(.maxCredBlobLength)
+            info.maxRPIDsForSetMinPINLength = try number(.maxRPIDsForSetMinPINLength)
+            info.remainingDiscoverableCredentials = try number(.remainingDiscoverableCredentials)
+            info.encIdentifier = try bytes[.encIdentifier]?.optional()
+            info.maxPINLength = try number(.maxPINLength)
+            info.encCredStoreState = try bytes[.encCredStoreState]?.optional()
+            return info
+        }
+    }
+
     /// The response body (options in canonical order, whatever order the card lists them in).
     func write(to writer: inout CBORWriter) {
         typealias Key = GetInfoKey

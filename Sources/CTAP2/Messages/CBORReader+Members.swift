@@ -93,10 +93,16 @@ extension CBORReader {
     /// The `options` map (CTAP 2.1 §6.1.1, §6.2.1): text keys, boolean values. A name sent twice
     /// is INVALID_CBOR; two names equal as Swift strings but not as bytes: the later one's value.
     mutating func options() throws(CBORError) -> Member<[String: Bool]> {
+        try options(into: [:]) { $0[$1] = $2 }
+    }
+
+    /// A map of text keys and boolean values, each given to `add` in the order sent.
+    mutating func options<Options>(into options: Options,
+                                   _ add: (inout Options, String, Bool) -> Void) throws(CBORError) -> Member<Options> {
         let token = try next()
         guard case .map(let count) = token else { return try unexpected(token) }
         var keys = startMapKeys()
-        var options: [String: Bool] = [:]
+        var options = options
         var typesMatch = true
         for _ in 0..<count {
             let name = try mapKey(&keys)
@@ -106,7 +112,7 @@ extension CBORReader {
                 typesMatch = false
                 continue
             }
-            options[String(decoding: utf8, as: UTF8.self)] = flag
+            add(&options, String(decoding: utf8, as: UTF8.self), flag)
         }
         endContainer()
         return typesMatch ? .present(options) : .invalid(.cborUnexpectedType)

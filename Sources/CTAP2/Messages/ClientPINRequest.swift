@@ -17,23 +17,10 @@ struct ClientPINRequest: Sendable, Equatable {
 }
 
 extension ClientPINRequest {
-    /// Reads the request body (the CBOR after the command byte).
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        let request = try RequestMap<ClientPINKey>(decoding: body)
-        subCommand = try request.requiredUnsigned(.subCommand)
-        pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
-        keyAgreement = request[.keyAgreement]
-        pinUvAuthParam = try request.bytes(.pinUvAuthParam)
-        newPinEnc = try request.bytes(.newPinEnc)
-        pinHashEnc = try request.bytes(.pinHashEnc)
-        permissions = try request.unsigned(.permissions)
-        rpId = try request.text(.rpId)
-    }
-
     /// The subcommand, or nil for a number the specification does not define.
     var subcommand: ClientPINSubcommand? { ClientPINSubcommand(rawValue: Int(clamping: subCommand)) }
 
-    /// setPIN's members    /// setPIN's members (CTAP 2.1 §6.5.5.5): all required.
+    /// setPIN's members (CTAP 2.1 §6.5.5.5): all required.
     struct SetPIN {
         let keyAgreement: CBORValue
         let pinUvAuthParam: [UInt8]
@@ -80,8 +67,40 @@ extension ClientPINRequest {
     }
 }
 
-extension ClientPINRequest: CTAPSerializable {
-    /// The request body: the inverse of ``init(decoding:)``.
+extension ClientPINRequest: CTAPMessage {
+    /// Reads the request body (the CBOR after the command byte), members in any order.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap<ClientPINKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        var subCommand = Member<UInt64>.absent
+        var pinUvAuthProtocol = Member<UInt64>.absent
+        var keyAgreement = Member<CBORValue>.absent
+        var pinUvAuthParam = Member<[UInt8]>.absent
+        var newPinEnc = Member<[UInt8]>.absent
+        var pinHashEnc = Member<[UInt8]>.absent
+        var permissions = Member<UInt64>.absent
+        var rpId = Member<String>.absent
+        while let key = try members.next(&reader) {
+            switch key {
+            case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
+            case .subCommand: subCommand = try reader.unsigned()
+            case .keyAgreement: keyAgreement = try reader.anyValue()
+            case .pinUvAuthParam: pinUvAuthParam = try reader.byteString()
+            case .newPinEnc: newPinEnc = try reader.byteString()
+            case .pinHashEnc: pinHashEnc = try reader.byteString()
+            case .permissions: permissions = try reader.unsigned()
+            case .rpId: rpId = try reader.text()
+            }
+        }
+        return Result { () throws(CTAPStatus) in
+            let subCommand = try subCommand.required()
+            return ClientPINRequest(
+                subCommand: subCommand, pinUvAuthProtocol: try pinUvAuthProtocol.optional(), keyAgreement: try keyAgreement.optional(),
+                pinUvAuthParam: try pinUvAuthParam.optional(), newPinEnc: try newPinEnc.optional(),
+                pinHashEnc: try pinHashEnc.optional(), permissions: try permissions.optional(), rpId: try rpId.optional())
+        }
+    }
+
+    /// The request body: the inverse of ``read(from:)``.
     func write(to writer: inout CBORWriter) {
         typealias Key = ClientPINKey
         var map = writer.openMap()

@@ -11,36 +11,32 @@ struct CredentialDescriptor: Sendable, Equatable {
     var transports: [CBORValue]? = nil
 }
 
-extension CredentialDescriptor {
-    /// Reads a descriptor: `type` and `id` are required, `transports` must be an array.
-    init(decoding value: CBORValue) throws(CTAPStatus) {
-        let entity = try EntityMap(value: value)
-        guard let type = try entity.text("type") else { throw .missingParameter }
-        guard let id = try entity.bytes("id") else { throw .missingParameter }
-        if let transports = entity["transports"] {
-            guard case .array(let list) = transports else { throw .cborUnexpectedType }
-            self.transports = list
-        }
-        self.type = type
-        self.id = id
-    }
-
-    /// A list of descriptors (absent is empty).
-    static func list(decoding values: [CBORValue]?) throws(CTAPStatus) -> [CredentialDescriptor] {
-        guard let values else { return [] }
-        var result: [CredentialDescriptor] = []
-        result.reserveCapacity(values.count)
-        for value in values { result.append(try CredentialDescriptor(decoding: value)) }
-        return result
-    }
-}
-
 /// The descriptor's member names.
 enum DescriptorMember: String, MemberKey {
     case id, type, transports
 }
 
-extension CredentialDescriptor: CTAPSerializable {
+extension CredentialDescriptor: CTAPMessage {
+    /// Reads a descriptor: `type` and `id` are required (in that order), `transports` must be an
+    /// array (of anything).
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap<DescriptorMember>(&reader) else { return .failure(.cborUnexpectedType) }
+        var type = Member<String>.absent
+        var id = Member<[UInt8]>.absent
+        var transports = Member<[CBORValue]>.absent
+        while let member = try members.next(&reader) {
+            switch member {
+            case .id: id = try reader.byteString()
+            case .type: type = try reader.text()
+            case .transports: transports = try reader.array { reader throws(CBORError) in try reader.anyValue() }
+            }
+        }
+        return Result { () throws(CTAPStatus) in
+            let type = try type.required()
+            return CredentialDescriptor(type: type, id: try id.required(), transports: try transports.optional())
+        }
+    }
+
     /// `{"id": …, "type": …}` (and `transports` when set), as the card answers with it.
     func write(to writer: inout CBORWriter) {
         var map = writer.openMap()

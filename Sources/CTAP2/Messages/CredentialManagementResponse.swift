@@ -18,28 +18,49 @@ struct CredentialManagementResponse: Sendable, Equatable {
     var thirdPartyPayment: Bool? = nil
 }
 
-extension CredentialManagementResponse {
-    /// Reads a response body (the CBOR after the status byte).
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        let response = try RequestMap<CredentialManagementResponseKey>(decoding: body)
-        func count(_ key: CredentialManagementResponseKey) throws(CTAPStatus) -> Int? {
-            try response.unsigned(key).map { Int(clamping: $0) }
+extension CredentialManagementResponse: CTAPMessage {
+    /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap<CredentialManagementResponseKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        var existing = Member<UInt64>.absent
+        var remaining = Member<UInt64>.absent
+        var rp = Member<RelyingPartyEntity>.absent
+        var rpIDHash = Member<[UInt8]>.absent
+        var totalRPs = Member<UInt64>.absent
+        var user = Member<CredentialUser>.absent
+        var credentialID = Member<CredentialDescriptor>.absent
+        var publicKey = Member<CBORValue>.absent
+        var totalCredentials = Member<UInt64>.absent
+        var credProtect = Member<UInt64>.absent
+        var largeBlobKey = Member<[UInt8]>.absent
+        var thirdPartyPayment = Member<Bool>.absent
+        while let key = try members.next(&reader) {
+            switch key {
+            case .existingResidentCredentialsCount: existing = try reader.unsigned()
+            case .maxPossibleRemainingResidentCredentialsCount: remaining = try reader.unsigned()
+            case .rp: rp = try reader.message(RelyingPartyEntity.self)
+            case .rpIDHash: rpIDHash = try reader.byteString()
+            case .totalRPs: totalRPs = try reader.unsigned()
+            case .user: user = try reader.message(CredentialUser.self)
+            case .credentialID: credentialID = try reader.message(CredentialDescriptor.self)
+            case .publicKey: publicKey = try reader.anyValue()
+            case .totalCredentials: totalCredentials = try reader.unsigned()
+            case .credProtect: credProtect = try reader.unsigned()
+            case .largeBlobKey: largeBlobKey = try reader.byteString()
+            case .thirdPartyPayment: thirdPartyPayment = try reader.bool()
+            }
         }
-        existingResidentCredentialsCount = try count(.existingResidentCredentialsCount)
-        maxPossibleRemainingResidentCredentialsCount = try count(.maxPossibleRemainingResidentCredentialsCount)
-        rp = try response.entity(.rp).map { entity throws(CTAPStatus) in try RelyingPartyEntity(decoding: entity) }
-        rpIDHash = try response.bytes(.rpIDHash)
-        totalRPs = try count(.totalRPs)
-        user = try response.entity(.user).map { entity throws(CTAPStatus) in try CredentialUser(decoding: entity) }
-        credentialID = try response[.credentialID].map { value throws(CTAPStatus) in try CredentialDescriptor(decoding: value) }
-        publicKey = response[.publicKey]
-        totalCredentials = try count(.totalCredentials)
-        credProtect = try count(.credProtect)
+        func count(_ member: Member<UInt64>) throws(CTAPStatus) -> Int? { try member.optional().map { Int(clamping: $0) } }
+        return Result { () throws(CTAPStatus) in
+            CredentialManagementResponse(
+                existingResidentCredentialsCount: try count(existing), maxPossibleRemainingResidentCredentialsCount: try count(remaining),
+                rp: try rp.optional(), rpIDHash: try rpIDHash.optional(), totalRPs: try count(totalRPs), user: try user.optional(),
+                credentialID: try credentialID.optional(), publicKey: try publicKey.optional(),
+                totalCredentials: try count(totalCredentials), credProtect: try count(credProtect),
+                largeBlobKey: try largeBlobKey.optional(), thirdPartyPayment: try thirdPartyPayment.optional())
+        }
     }
 
-}
-
-extension CredentialManagementResponse: CTAPSerializable {
     /// The response body.
     func write(to writer: inout CBORWriter) {
         typealias Key = CredentialManagementResponseKey

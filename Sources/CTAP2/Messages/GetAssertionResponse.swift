@@ -14,23 +14,39 @@ struct GetAssertionResponse: Sendable, Equatable {
     var largeBlobKey: [UInt8]? = nil
 }
 
-extension GetAssertionResponse {
-    /// Reads a response body (the CBOR after the status byte).
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        let response = try RequestMap<GetAssertionResponseKey>(decoding: body)
-        guard let credential = response[.credential] else { throw .missingParameter }
-        self.credential = try CredentialDescriptor(decoding: credential)
-        authData = try response.requiredBytes(.authData)
-        signature = try response.requiredBytes(.signature)
-        user = try response.entity(.user).map { entity throws(CTAPStatus) in try CredentialUser(decoding: entity) }
-        numberOfCredentials = try response.unsigned(.numberOfCredentials).map { Int(clamping: $0) }
+extension GetAssertionResponse: CTAPMessage {
+    /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap<GetAssertionResponseKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        var credential = Member<CredentialDescriptor>.absent
+        var authData = Member<[UInt8]>.absent
+        var signature = Member<[UInt8]>.absent
+        var user = Member<CredentialUser>.absent
+        var numberOfCredentials = Member<UInt64>.absent
+        var largeBlobKey = Member<[UInt8]>.absent
+        while let key = try members.next(&reader) {
+            switch key {
+            case .credential: credential = try reader.message(CredentialDescriptor.self)
+            case .authData: authData = try reader.byteString()
+            case .signature: signature = try reader.byteString()
+            case .user: user = try reader.message(CredentialUser.self)
+            case .numberOfCredentials: numberOfCredentials = try reader.unsigned()
+            case .largeBlobKey: largeBlobKey = try reader.byteString()
+            case .userSelected, .unsignedExtensionOutputs: _ = try reader.skipItem()
+            }
+        }
+        return Result { () throws(CTAPStatus) in
+            let credential = try credential.required()
+            let authData = try authData.required()
+            let signature = try signature.required()
+            return GetAssertionResponse(credential: credential, authData: authData, signature: signature, user: try user.optional(),
+                                        numberOfCredentials: try numberOfCredentials.optional().map { Int(clamping: $0) },
+                                        largeBlobKey: try largeBlobKey.optional())
+        }
     }
 
-}
-
-extension GetAssertionResponse: CTAPSerializable {
-    /// The response body, member by member in canonical order: every assertion is answered this
-    /// way, without a tree.
+    /// The response body, member by member in canonical order (every assertion is answered this
+    /// way, without a tree).
     func write(to writer: inout CBORWriter) {
         typealias Key = GetAssertionResponseKey
         var map = writer.openMap()
