@@ -78,9 +78,9 @@ extension CBORReader {
         switch try next() {
         case .unsigned(let value): return .unsigned(value)
         case .negative(let value): return .negative(value)
-        case .bytes(let bytes): return .bytes(Array(bytes))
+        case .bytes(let range): return .bytes(Array(self[range]))
         // Valid UTF-8 (the reader checked it), so decoding is lossless.
-        case .text(let utf8): return .text(String(decoding: utf8, as: UTF8.self))
+        case .text(let range): return .text(String(decoding: self[range], as: UTF8.self))
         case .bool(let flag): return .bool(flag)
         case .null: return .null
         case .undefined: return .undefined
@@ -97,7 +97,7 @@ extension CBORReader {
             for _ in 0..<count {
                 let start = position
                 let key = try value()
-                try keys.insert(bytes(from: start))
+                try addKey(from: start, to: &keys)
                 entries.append(CBORMap.Entry(key: key, value: try value()))
             }
             endContainer()

@@ -10,43 +10,42 @@
 /// by its canonical encoding (two maps with the same members in another order are one key).
 ///
 /// While every key follows the one before in canonical order (CTAP 2.1 §8), as in every map a
-/// platform encodes canonically, none can repeat an earlier one and only the last is kept. The
-/// first key out of order reads the map's earlier keys again from the input and keeps them all.
+/// platform encodes canonically, none can repeat an earlier one and only where the last one lies
+/// in the input is kept. The first key out of order (or an array or map as a key) reads the
+/// map's earlier keys again from the input and keeps them all.
 public struct CBORMapKeys: Sendable {
-    /// The reader's input, and where the map's first key starts in it.
-    private let input: ArraySlice<UInt8>
+    /// Where the map's first key starts in the reader's input.
     private let firstKey: Int
-    /// The last key while the keys came in canonical order.
-    private var last: ArraySlice<UInt8>?
+    /// Where the last key lies while the keys came in canonical order.
+    private var last: Range<Int>?
     /// Every key so far, once one came out of order.
     private var seen: Set<ArraySlice<UInt8>>?
 
-    init(input: ArraySlice<UInt8>, firstKey: Int) {
-        self.input = input
+    init(firstKey: Int) {
         self.firstKey = firstKey
     }
 
-    /// Adds the next key, given as the bytes it was read from (a slice of the reader's input);
-    /// throws ``CBORError/duplicateMapKey`` if the map already has it.
-    public mutating func insert(_ key: ArraySlice<UInt8>) throws(CBORError) {
-        let normalised = Self.normalised(key)
-        if seen != nil {
-            guard seen!.insert(normalised).inserted else { throw .duplicateMapKey }
-            return
+    /// Adds the next key, the bytes of `input` at `key`; throws ``CBORError/duplicateMapKey``
+    /// if the map already has it.
+    mutating func insert(_ key: Range<Int>, of input: ArraySlice<UInt8>) throws(CBORError) {
+        let major = input[key.lowerBound] >> 5
+        if seen == nil, major != 4, major != 5 {
+            guard let previous = last, !CBORValue.canonicallyPrecedes(previous, of: input, key, of: input) else {
+                last = key
+                return
+            }
+            seen = earlierKeys(before: key.lowerBound, in: input)
+            last = nil
+        } else if seen == nil {
+            seen = earlierKeys(before: key.lowerBound, in: input)
+            last = nil
         }
-        guard let previous = last, !CBORValue.canonicallyPrecedes(encoded: previous, encoded: normalised) else {
-            last = normalised
-            return
-        }
-        var all = earlierKeys(before: key.startIndex)
-        guard all.insert(normalised).inserted else { throw .duplicateMapKey }
-        seen = all
-        last = nil
+        guard seen!.insert(Self.normalised(input[key])).inserted else { throw .duplicateMapKey }
     }
 
     /// The keys between the map's head and `end`, read again (they were read and checked once:
     /// the reader that reads them again checks no maps inside them for repeated keys).
-    private func earlierKeys(before end: Int) -> Set<ArraySlice<UInt8>> {
+    private func earlierKeys(before end: Int, in input: ArraySlice<UInt8>) -> Set<ArraySlice<UInt8>> {
         var reader = CBORReader(input[firstKey..<end], maximumDepth: .max, checksSkippedKeys: false)
         var keys = Set<ArraySlice<UInt8>>()
         while !reader.isAtEnd {

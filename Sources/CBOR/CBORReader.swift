@@ -15,7 +15,10 @@
 /// A reader is a value over a slice (no pointers); reading a whole item it does not need
 /// (``skipItem()``) checks it exactly as reading it would.
 public struct CBORReader: Sendable {
-    private let input: ArraySlice<UInt8>
+    // The input and the position, and the accessors that only read them, are open to inlining
+    // (and only those): a message reader in another module calls them for every member, and a
+    // call that is not inlined copies the reader (a reference count on the input) each time.
+    @usableFromInline let input: ArraySlice<UInt8>
     /// The index in the input of the next unread byte.
     public private(set) var position: Int
     /// The deepest nesting of arrays and maps accepted (a top-level array or map is at depth 1).
@@ -39,13 +42,16 @@ public struct CBORReader: Sendable {
     }
 
     /// Whether every byte was read.
-    public var isAtEnd: Bool { position == input.endIndex }
+    @inlinable public var isAtEnd: Bool { position == input.endIndex }
 
     /// The number of unread bytes.
     public var remainingCount: Int { input.endIndex &- position }
 
     /// The bytes read since `start` (a ``position`` taken earlier): an item exactly as it was sent.
-    public func bytes(from start: Int) -> ArraySlice<UInt8> { input[start..<position] }
+    @inlinable public func bytes(from start: Int) -> ArraySlice<UInt8> { input[start..<position] }
+
+    /// The input's bytes at `range`: a string token's content.
+    @inlinable public subscript(range: Range<Int>) -> ArraySlice<UInt8> { input[range] }
 
     /// The unread bytes, with the input's indices.
     public var rest: ArraySlice<UInt8> { input[position...] }
@@ -88,7 +94,7 @@ public struct CBORReader: Sendable {
             return .bytes(try content(length: argument))
         case 3:
             let utf8 = try content(length: argument)
-            guard UTF8Validation.isValid(utf8) else { throw .invalidUTF8 }
+            guard UTF8Validation.isValid(input, in: utf8) else { throw .invalidUTF8 }
             return .text(utf8)
         case 4:
             try open()
@@ -133,18 +139,43 @@ public struct CBORReader: Sendable {
     }
 
     /// The keys of the map whose head was just read, none yet: pass them to ``mapKey(_:)`` for
-    /// each key (or to ``CBORMapKeys/insert(_:)``).
-    public func startMapKeys() -> CBORMapKeys { CBORMapKeys(input: input, firstKey: position) }
+    /// each key.
+    public func startMapKeys() -> CBORMapKeys { CBORMapKeys(firstKey: position) }
 
     /// Reads the next map key whole and adds it to `keys`, the keys of its map read so far
     /// (``CBORError/duplicateMapKey`` if it is among them). A key that is an array or a map is
     /// returned as its head, its elements read.
     public mutating func mapKey(_ keys: inout CBORMapKeys) throws(CBORError) -> CBORToken {
         let start = position
-        let token = try next()
-        try skip(restOf: token)
-        try keys.insert(bytes(from: start))
+        let token = try mapKey()
+        try addKey(from: start, to: &keys)
         return token
+    }
+
+    /// Reads the next map key whole, without keeping it (a reader that catches a repeated key
+    /// its own way): an array or map key is returned as its head, its elements read.
+    public mutating func mapKey() throws(CBORError) -> CBORToken {
+        let token = try next()
+        switch token {
+        case .array, .map: try skip(restOf: token)
+        default: break
+        }
+        return token
+    }
+
+    /// Adds the key read since `start` (a ``position`` taken before ``mapKey()``) to `keys`, the
+    /// keys of its map read so far: ``CBORError/duplicateMapKey`` if it is among them.
+    public mutating func addKey(from start: Int, to keys: inout CBORMapKeys) throws(CBORError) {
+        try keys.insert(start..<position, of: input)
+    }
+
+    /// Reads the next bytes if they are exactly `encoded` — a string's whole encoding, which the
+    /// caller knows well-formed (a name it writes itself) — and tells whether they were.
+    public mutating func skip(encoded: [UInt8]) -> Bool {
+        guard remainingCount >= encoded.count else { return false }
+        for offset in 0..<encoded.count where input[position &+ offset] != encoded[offset] { return false }
+        position &+= encoded.count
+        return true
     }
 
     // MARK: - Heads
@@ -168,13 +199,13 @@ public struct CBORReader: Sendable {
         return Int(declared)
     }
 
-    /// A string's `length` bytes.
+    /// Where a string's `length` bytes are.
     @inline(__always)
-    private mutating func content(length declared: UInt64) throws(CBORError) -> ArraySlice<UInt8> {
+    private mutating func content(length declared: UInt64) throws(CBORError) -> Range<Int> {
         let length = try checkedLength(declared)
         let start = position
         position &+= length
-        return input[start..<position]
+        return start..<position
     }
 
     /// Opens an array or map one level deeper, within ``maximumDepth``.

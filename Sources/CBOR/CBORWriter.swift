@@ -28,9 +28,14 @@ public struct CBORWriter: Sendable {
         public fileprivate(set) var count = 0
     }
 
-    /// Appends bytes as they are: an item already encoded (a member as it was received), or
-    /// what precedes CBOR in a message (a CTAP status byte).
-    public mutating func appendEncoded(_ encoded: some Sequence<UInt8>) { bytes.append(contentsOf: encoded) }
+    /// Appends bytes as they are: an item already encoded (a member as it was received).
+    public mutating func appendEncoded(_ encoded: [UInt8]) { bytes.append(contentsOf: encoded) }
+
+    /// Appends bytes as they are: an item already encoded, as a slice of what was received.
+    public mutating func appendEncoded(_ encoded: ArraySlice<UInt8>) { bytes.append(contentsOf: encoded) }
+
+    /// Appends one byte as it is: what precedes CBOR in a message (a CTAP status byte).
+    public mutating func appendEncoded(byte: UInt8) { bytes.append(byte) }
 
     /// Appends an unsigned integer.
     public mutating func unsigned(_ value: UInt64) { Self.appendHead(majorType: 0, argument: value, to: &bytes) }
@@ -45,7 +50,13 @@ public struct CBORWriter: Sendable {
     }
 
     /// Appends a byte string.
-    public mutating func byteString(_ content: some Collection<UInt8>) {
+    public mutating func byteString(_ content: [UInt8]) {
+        Self.appendHead(majorType: 2, argument: UInt64(content.count), to: &bytes)
+        bytes.append(contentsOf: content)
+    }
+
+    /// Appends a byte string, from a slice.
+    public mutating func byteString(_ content: ArraySlice<UInt8>) {
         Self.appendHead(majorType: 2, argument: UInt64(content.count), to: &bytes)
         bytes.append(contentsOf: content)
     }
@@ -82,6 +93,12 @@ public struct CBORWriter: Sendable {
     public mutating func key(_ key: String, of map: inout OpenMap) {
         map.count += 1
         text(key)
+    }
+
+    /// Writes a key already encoded (a name the writer writes often) as the next member of `map`.
+    public mutating func key(encoded key: [UInt8], of map: inout OpenMap) {
+        map.count += 1
+        bytes.append(contentsOf: key)
     }
 
     /// Closes `map`: its head says how many members were written.

@@ -121,7 +121,7 @@ public struct Authenticator {
                                       continuation: check.resuming(in: environment))
             }
             var response = CBORWriter(reservingCapacity: 1 + body.sizeHint)
-            response.appendEncoded(CollectionOfOne(CTAPStatus.ok.rawValue))
+            response.appendEncoded(byte: CTAPStatus.ok.rawValue)
             body.write(to: &response)
             return CommandOutcome(response: response.bytes, changes: changes, signatureCounter: counterInUse,
                                   rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)

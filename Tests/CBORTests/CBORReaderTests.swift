@@ -10,10 +10,11 @@ struct CBORReaderTests {
         var reader = CBORReader(input[...])
         #expect(try reader.next() == .map(count: 3))
         #expect(try reader.next() == .unsigned(1))
-        #expect(try reader.next() == .text(input[3..<6]))
+        #expect(try reader.next() == .text(3..<6))
+        #expect(reader[3..<6] == hex("616263")[...])
         #expect(try reader.next() == .unsigned(2))
         #expect(try reader.next() == .array(count: 2))
-        #expect(try reader.next() == .bytes(input[9..<11]))
+        #expect(try reader.next() == .bytes(9..<11))
         #expect(try reader.next() == .bool(true))
         reader.endContainer()
         #expect(try reader.next() == .negative(0))
@@ -136,6 +137,40 @@ struct CBORReaderTests {
         #expect(try reader.skipItem() == input[5...])
         reader.endContainer()
         try reader.finish()
+    }
+}
+
+extension CBORReaderTests {
+    @Test("skip(encoded:) reads exactly the bytes given, or nothing")
+    func skipEncoded() throws {
+        let input = hex("62 6964 64 74797065")
+        var reader = CBORReader(input[...])
+        var matched = reader.skip(encoded: hex("64 74797065"))
+        #expect(!matched && reader.position == 0)
+        matched = reader.skip(encoded: hex("62 6964"))
+        #expect(matched)
+        matched = reader.skip(encoded: hex("64 74797065 00"))
+        #expect(!matched, "more bytes than are left")
+        matched = reader.skip(encoded: hex("64 74797065"))
+        #expect(matched && reader.isAtEnd)
+        matched = reader.skip(encoded: hex("00"))
+        #expect(!matched)
+    }
+
+    @Test("mapKey() reads a key whole without keeping it; addKey keeps it")
+    func keysKeptApart() throws {
+        let input = hex("a3 01 00 82 01 02 00 01 00")
+        var reader = CBORReader(input[...])
+        #expect(try reader.next() == .map(count: 3))
+        var keys = reader.startMapKeys()
+        for expected in [CBORToken.unsigned(1), .array(count: 2), .unsigned(1)] {
+            let start = reader.position
+            #expect(try reader.mapKey() == expected)
+            if expected == .array(count: 2) { try reader.addKey(from: start, to: &keys) }
+            #expect(try reader.next() == .unsigned(0))
+        }
+        var again = CBORReader(input[...])
+        #expect(throws: CBORError.duplicateMapKey) { try again.skipItem() }
     }
 }
 

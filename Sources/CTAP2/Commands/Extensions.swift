@@ -33,8 +33,8 @@ struct MakeCredentialExtensions {
         var thirdPartyPayment = Member<Bool>.absent
         var reader = CBORReader(extensions[...])
         do throws(CBORError) {
-            guard var members = try MemberMap<ExtensionIdentifier>(&reader) else { return }
-            while let name = try members.next(&reader) {
+            guard var members = try MemberMap(&reader) else { return }
+            while let name: ExtensionIdentifier = try members.next(&reader) {
                 guard profile.offers(name.rawValue) else {
                     _ = try reader.skipItem()
                     continue
@@ -82,8 +82,8 @@ struct GetAssertionExtensions {
         var thirdPartyPayment = Member<Bool>.absent
         var reader = CBORReader(extensions[...])
         do throws(CBORError) {
-            guard var members = try MemberMap<ExtensionIdentifier>(&reader) else { return }
-            while let name = try members.next(&reader) {
+            guard var members = try MemberMap(&reader) else { return }
+            while let name: ExtensionIdentifier = try members.next(&reader) {
                 switch name {
                 case .hmacSecret where profile.offers(name.rawValue): hmacSecret = try reader.asSent()
                 // getAssertion's input is `"credBlob": true` (CTAP 2.1 §12.2; "getCredBlob" is the
@@ -126,12 +126,12 @@ struct HMACSecretSalts: Sendable, Equatable {
 extension HMACSecretSalts: CTAPMessage {
     /// Reads the input: keyAgreement, saltEnc and saltAuth are required, in that order.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<HMACSecretInputKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var keyAgreement = Member<CBORValue>.absent
         var saltEnc = Member<[UInt8]>.absent
         var saltAuth = Member<[UInt8]>.absent
         var pinUvAuthProtocol = Member<UInt64>.absent
-        while let key = try members.next(&reader) {
+        while let key: HMACSecretInputKey = try members.next(&reader) {
             switch key {
             case .keyAgreement: keyAgreement = try reader.anyValue()
             case .saltEnc: saltEnc = try reader.byteString()

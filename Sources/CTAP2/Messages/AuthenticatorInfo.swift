@@ -42,7 +42,7 @@ extension AuthenticatorInfo {
 extension AuthenticatorInfo: CTAPMessage {
     /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<GetInfoKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var texts: [GetInfoKey: Member<[String]>] = [:]
         var numbers: [GetInfoKey: Member<UInt64>] = [:]
         var bytes: [GetInfoKey: Member<[UInt8]>] = [:]
@@ -50,7 +50,7 @@ extension AuthenticatorInfo: CTAPMessage {
         var pinUvAuthProtocols = Member<[Int]>.absent
         var algorithms = Member<[CredentialParameters]>.absent
         var forcePINChange = Member<Bool>.absent
-        while let key = try members.next(&reader) {
+        while let key: GetInfoKey = try members.next(&reader) {
             switch key {
             case .versions, .extensions, .transports: texts[key] = try reader.array { reader throws(CBORError) in try reader.text() }
             case .aaguid, .encIdentifier, .encCredStoreState: bytes[key] = try reader.byteString()

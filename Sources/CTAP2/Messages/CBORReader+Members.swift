@@ -9,14 +9,20 @@ extension CBORReader {
     mutating func text() throws(CBORError) -> Member<String> {
         let token = try next()
         guard case .text(let utf8) = token else { return try unexpected(token) }
-        return .present(String(decoding: utf8, as: UTF8.self))
+        return .present(String(decoding: self[utf8], as: UTF8.self))
+    }
+
+    /// A text string that is most often `common`, which the card writes as `encoded`: those
+    /// bytes are matched before they are lexed, and give `common` itself (no new `String`).
+    mutating func text(usually common: String, encoded: [UInt8]) throws(CBORError) -> Member<String> {
+        skip(encoded: encoded) ? .present(common) : try text()
     }
 
     /// A byte string.
     mutating func byteString() throws(CBORError) -> Member<[UInt8]> {
         let token = try next()
         guard case .bytes(let bytes) = token else { return try unexpected(token) }
-        return .present(Array(bytes))
+        return .present(Array(self[bytes]))
     }
 
     /// An unsigned integer.
@@ -112,7 +118,7 @@ extension CBORReader {
                 typesMatch = false
                 continue
             }
-            add(&options, String(decoding: utf8, as: UTF8.self), flag)
+            add(&options, String(decoding: self[utf8], as: UTF8.self), flag)
         }
         endContainer()
         return typesMatch ? .present(options) : .invalid(.cborUnexpectedType)

@@ -5,7 +5,7 @@ import FIDOWire
 /// (a nil member is absent), counting it in `map`. The caller writes members in CTAP2 canonical
 /// key order (CTAP 2.1 §8): ascending integer keys; text keys shorter first, then bytewise.
 extension CBORWriter {
-    mutating func member(_ key: some MemberKey, bytes: (some Collection<UInt8>)?, of map: inout OpenMap) {
+    mutating func member(_ key: some MemberKey, bytes: [UInt8]?, of map: inout OpenMap) {
         guard let bytes else { return }
         key.write(to: &self, of: &map)
         byteString(bytes)
@@ -43,7 +43,7 @@ extension CBORWriter {
     }
 
     /// An item as it was received (a map read as sent).
-    mutating func member(_ key: some MemberKey, encoded: (some Sequence<UInt8>)?, of map: inout OpenMap) {
+    mutating func member(_ key: some MemberKey, encoded: [UInt8]?, of map: inout OpenMap) {
         guard let encoded else { return }
         key.write(to: &self, of: &map)
         appendEncoded(encoded)

@@ -70,7 +70,7 @@ extension ClientPINRequest {
 extension ClientPINRequest: CTAPMessage {
     /// Reads the request body (the CBOR after the command byte), members in any order.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<ClientPINKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var subCommand = Member<UInt64>.absent
         var pinUvAuthProtocol = Member<UInt64>.absent
         var keyAgreement = Member<CBORValue>.absent
@@ -79,7 +79,7 @@ extension ClientPINRequest: CTAPMessage {
         var pinHashEnc = Member<[UInt8]>.absent
         var permissions = Member<UInt64>.absent
         var rpId = Member<String>.absent
-        while let key = try members.next(&reader) {
+        while let key: ClientPINKey = try members.next(&reader) {
             switch key {
             case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
             case .subCommand: subCommand = try reader.unsigned()

@@ -16,13 +16,13 @@ struct ClientPINResponse: Sendable, Equatable {
 extension ClientPINResponse: CTAPMessage {
     /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<ClientPINResponseKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var keyAgreement = Member<CBORValue>.absent
         var pinUvAuthToken = Member<[UInt8]>.absent
         var pinRetries = Member<UInt64>.absent
         var powerCycleState = Member<Bool>.absent
         var uvRetries = Member<UInt64>.absent
-        while let key = try members.next(&reader) {
+        while let key: ClientPINResponseKey = try members.next(&reader) {
             switch key {
             case .keyAgreement: keyAgreement = try reader.anyValue()
             case .pinUvAuthToken: pinUvAuthToken = try reader.byteString()

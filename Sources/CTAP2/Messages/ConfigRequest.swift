@@ -29,11 +29,11 @@ struct SetMinPINLengthParameters: Equatable {
 
 extension SetMinPINLengthParameters: CTAPMessage {
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<SetMinPINLengthKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var newMinPINLength = Member<UInt64>.absent
         var minPinLengthRPIDs = Member<[String]>.absent
         var forceChangePin = Member<Bool>.absent
-        while let key = try members.next(&reader) {
+        while let key: SetMinPINLengthKey = try members.next(&reader) {
             switch key {
             case .newMinPINLength: newMinPINLength = try reader.unsigned()
             case .minPinLengthRPIDs: minPinLengthRPIDs = try reader.array { reader throws(CBORError) in try reader.text() }

@@ -4,7 +4,7 @@ import FIDOWire
 /// A `PublicKeyCredentialDescriptor` (WebAuthn §5.10.3) as allow and exclude lists carry it.
 struct CredentialDescriptor: Sendable, Equatable {
     /// `public-key` for every credential this card knows; other types are skipped, not refused.
-    var type = "public-key"
+    var type = CredentialDescriptor.publicKey
     /// The credential ID.
     var id: [UInt8]
     /// The transports hint, passed through untouched.
@@ -14,20 +14,52 @@ struct CredentialDescriptor: Sendable, Equatable {
 /// The descriptor's member names.
 enum DescriptorMember: String, MemberKey {
     case id, type, transports
+
+    /// Every allow-list entry has two names: they are matched on the bytes the card writes.
+    static func readWritten(from reader: inout CBORReader) -> DescriptorMember? {
+        if reader.skip(encoded: idKey) { return .id }
+        if reader.skip(encoded: typeKey) { return .type }
+        return nil
+    }
+
+    var bit: UInt64? {
+        switch self {
+        case .id: 1
+        case .type: 2
+        case .transports: 4
+        }
+    }
+
+    /// The name written from its encoding, kept: every assertion's answer has two.
+    func write(to writer: inout CBORWriter, of map: inout CBORWriter.OpenMap) {
+        switch self {
+        case .id: writer.key(encoded: Self.idKey, of: &map)
+        case .type: writer.key(encoded: Self.typeKey, of: &map)
+        case .transports: writer.key(encoded: Self.transportsKey, of: &map)
+        }
+    }
+
+    private static let idKey: [UInt8] = [0x62] + Array("id".utf8)
+    private static let typeKey: [UInt8] = [0x64] + Array("type".utf8)
+    private static let transportsKey: [UInt8] = [0x6A] + Array("transports".utf8)
 }
 
 extension CredentialDescriptor: CTAPMessage {
+    /// The one type this card knows, and its encoding.
+    static let publicKey = "public-key"
+    private static let encodedPublicKey: [UInt8] = [0x6A] + Array(publicKey.utf8)
+
     /// Reads a descriptor: `type` and `id` are required (in that order), `transports` must be an
     /// array (of anything).
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<DescriptorMember>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var type = Member<String>.absent
         var id = Member<[UInt8]>.absent
         var transports = Member<[CBORValue]>.absent
-        while let member = try members.next(&reader) {
+        while let member: DescriptorMember = try members.next(&reader) {
             switch member {
             case .id: id = try reader.byteString()
-            case .type: type = try reader.text()
+            case .type: type = try reader.text(usually: publicKey, encoded: encodedPublicKey)
             case .transports: transports = try reader.array { reader throws(CBORError) in try reader.anyValue() }
             }
         }
@@ -41,7 +73,12 @@ extension CredentialDescriptor: CTAPMessage {
     func write(to writer: inout CBORWriter) {
         var map = writer.openMap()
         writer.member(DescriptorMember.id, bytes: id, of: &map)
-        writer.member(DescriptorMember.type, text: type, of: &map)
+        if type == Self.publicKey {
+            DescriptorMember.type.write(to: &writer, of: &map)
+            writer.appendEncoded(Self.encodedPublicKey)
+        } else {
+            writer.member(DescriptorMember.type, text: type, of: &map)
+        }
         writer.member(DescriptorMember.transports, array: transports, of: &map) { $0.value($1) }
         writer.close(map)
     }

@@ -38,11 +38,11 @@ struct CredentialManagementParameters: CTAPParseable {
     var user = Member<CredentialUser>.absent
 
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<CredentialManagementParameterKey>(&reader) else {
+        guard var members = try MemberMap(&reader) else {
             return .failure(.cborUnexpectedType)
         }
         var parameters = CredentialManagementParameters()
-        while let key = try members.next(&reader) {
+        while let key: CredentialManagementParameterKey = try members.next(&reader) {
             switch key {
             case .rpIDHash: parameters.rpIDHash = try reader.byteString()
             case .credentialID: parameters.credentialID = try reader.message(CredentialDescriptor.self)

@@ -21,7 +21,7 @@ struct CredentialManagementResponse: Sendable, Equatable {
 extension CredentialManagementResponse: CTAPMessage {
     /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<CredentialManagementResponseKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var existing = Member<UInt64>.absent
         var remaining = Member<UInt64>.absent
         var rp = Member<RelyingPartyEntity>.absent
@@ -34,7 +34,7 @@ extension CredentialManagementResponse: CTAPMessage {
         var credProtect = Member<UInt64>.absent
         var largeBlobKey = Member<[UInt8]>.absent
         var thirdPartyPayment = Member<Bool>.absent
-        while let key = try members.next(&reader) {
+        while let key: CredentialManagementResponseKey = try members.next(&reader) {
             switch key {
             case .existingResidentCredentialsCount: existing = try reader.unsigned()
             case .maxPossibleRemainingResidentCredentialsCount: remaining = try reader.unsigned()

@@ -19,10 +19,10 @@ extension RelyingPartyEntity: CTAPMessage {
 
     /// Reads the entity: `id` is required.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<Name>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var id = Member<String>.absent
         var name = Member<String>.absent
-        while let member = try members.next(&reader) {
+        while let member: Name = try members.next(&reader) {
             switch member {
             case .id: id = try reader.text()
             case .name: name = try reader.text()
@@ -44,11 +44,11 @@ extension CredentialUser: CTAPMessage {
 
     /// A `PublicKeyCredentialUserEntity` (WebAuthn §5.4.3) from a request: `id` is required.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<Name>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var id = Member<[UInt8]>.absent
         var name = Member<String>.absent
         var displayName = Member<String>.absent
-        while let member = try members.next(&reader) {
+        while let member: Name = try members.next(&reader) {
             switch member {
             case .id: id = try reader.byteString()
             case .name: name = try reader.text()
@@ -75,10 +75,10 @@ extension CredentialParameters: CTAPMessage {
 
     /// Reads an entry: `type` and `alg` are required (in that order); `alg` is an integer.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<Name>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var type = Member<String>.absent
         var algorithm = Member<Int>.absent
-        while let member = try members.next(&reader) {
+        while let member: Name = try members.next(&reader) {
             switch member {
             case .alg: algorithm = try reader.integer()
             case .type: type = try reader.text()

@@ -19,7 +19,7 @@ extension GetAssertionRequest: CTAPMessage {
     /// into the request: for an assertion with an allow list of one, a CBOR tree built, read and
     /// released cost a quarter of everything the card does besides the signature.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<GetAssertionKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var rpId = Member<String>.absent
         var clientDataHash = Member<[UInt8]>.absent
         var allowList = Member<[CredentialDescriptor]>.absent
@@ -27,7 +27,7 @@ extension GetAssertionRequest: CTAPMessage {
         var options = Member<[String: Bool]>.absent
         var pinUvAuthParam = Member<[UInt8]>.absent
         var pinUvAuthProtocol = Member<UInt64>.absent
-        while let key = try members.next(&reader) {
+        while let key: GetAssertionKey = try members.next(&reader) {
             switch key {
             case .rpId: rpId = try reader.text()
             case .clientDataHash: clientDataHash = try reader.byteString()

@@ -17,14 +17,14 @@ struct GetAssertionResponse: Sendable, Equatable {
 extension GetAssertionResponse: CTAPMessage {
     /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<GetAssertionResponseKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var credential = Member<CredentialDescriptor>.absent
         var authData = Member<[UInt8]>.absent
         var signature = Member<[UInt8]>.absent
         var user = Member<CredentialUser>.absent
         var numberOfCredentials = Member<UInt64>.absent
         var largeBlobKey = Member<[UInt8]>.absent
-        while let key = try members.next(&reader) {
+        while let key: GetAssertionResponseKey = try members.next(&reader) {
             switch key {
             case .credential: credential = try reader.message(CredentialDescriptor.self)
             case .authData: authData = try reader.byteString()

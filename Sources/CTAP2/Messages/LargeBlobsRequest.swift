@@ -20,14 +20,14 @@ struct LargeBlobsRequest: Sendable, Equatable {
 extension LargeBlobsRequest: CTAPMessage {
     /// Reads the request body (the CBOR after the command byte), members in any order.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<LargeBlobsKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var get = Member<UInt64>.absent
         var set = Member<[UInt8]>.absent
         var offset = Member<UInt64>.absent
         var length = Member<UInt64>.absent
         var pinUvAuthParam = Member<[UInt8]>.absent
         var pinUvAuthProtocol = Member<UInt64>.absent
-        while let key = try members.next(&reader) {
+        while let key: LargeBlobsKey = try members.next(&reader) {
             switch key {
             case .get: get = try reader.unsigned()
             case .set: set = try reader.byteString()

@@ -33,7 +33,7 @@ extension MakeCredentialRequest: CTAPMessage {
     /// judged after the members of the request itself, as a tree's reading judged them: kept as
     /// sent, then read.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<MakeCredentialKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var clientDataHash = Member<[UInt8]>.absent
         var rp = Member<ArraySlice<UInt8>>.absent
         var user = Member<ArraySlice<UInt8>>.absent
@@ -44,7 +44,7 @@ extension MakeCredentialRequest: CTAPMessage {
         var pinUvAuthParam = Member<[UInt8]>.absent
         var pinUvAuthProtocol = Member<UInt64>.absent
         var enterpriseAttestation = Member<CBORValue>.absent
-        while let key = try members.next(&reader) {
+        while let key: MakeCredentialKey = try members.next(&reader) {
             switch key {
             case .clientDataHash: clientDataHash = try reader.byteString()
             case .rp: rp = try reader.asSent()

@@ -16,13 +16,13 @@ struct MakeCredentialResponse: Sendable, Equatable {
 extension MakeCredentialResponse: CTAPMessage {
     /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<MakeCredentialResponseKey>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var fmt = Member<String>.absent
         var authData = Member<[UInt8]>.absent
         var attStmt = Member<CBORValue>.absent
         var epAtt = Member<Bool>.absent
         var largeBlobKey = Member<[UInt8]>.absent
-        while let key = try members.next(&reader) {
+        while let key: MakeCredentialResponseKey = try members.next(&reader) {
             switch key {
             case .fmt: fmt = try reader.text()
             case .authData: authData = try reader.byteString()

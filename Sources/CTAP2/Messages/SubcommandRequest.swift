@@ -36,12 +36,12 @@ extension SubcommandRequest {
 extension SubcommandRequest: CTAPMessage {
     /// Reads the request body (the CBOR after the command byte), members in any order.
     static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap<Key>(&reader) else { return .failure(.cborUnexpectedType) }
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
         var subCommand = Member<UInt64>.absent
         var subCommandParams = Member<ArraySlice<UInt8>>.absent
         var pinUvAuthProtocol = Member<UInt64>.absent
         var pinUvAuthParam = Member<[UInt8]>.absent
-        while let key = try members.next(&reader) {
+        while let key: Key = try members.next(&reader) {
             switch key {
             case .subCommand: subCommand = try reader.unsigned()
             case .subCommandParams: subCommandParams = try reader.asSent()
