@@ -73,7 +73,19 @@ struct LargeBlobsResponse: Sendable, Equatable {
     var config: [UInt8]
 }
 
-extension LargeBlobsResponse: CTAPSerializable {
+extension LargeBlobsResponse: CTAPMessage {
+    /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
+        var config = Member<[UInt8]>.absent
+        while let key: LargeBlobsResponseKey = try members.next(&reader) {
+            switch key {
+            case .config: config = try reader.byteString()
+            }
+        }
+        return Result { () throws(CTAPStatus) in LargeBlobsResponse(config: try config.required()) }
+    }
+
     func write(to writer: inout CBORWriter) {
         var map = writer.openMap()
         writer.member(LargeBlobsResponseKey.config, bytes: config, of: &map)
