@@ -23,15 +23,10 @@ struct AssertionRequest: Sendable {
     let clientDataHash: [UInt8]
     let userPresent: Bool
     let userVerified: Bool
+    /// hmac-secret's input decrypted (its salts), once presence was given.
     let hmacSecret: HMACSecretInput?
-    let extensions: GetAssertionExtensionRequests
-}
-
-/// The getAssertion extensions that answer per credential.
-struct GetAssertionExtensionRequests: Sendable {
-    var getCredBlob = false
-    var largeBlobKey = false
-    var thirdPartyPayment = false
+    /// The extension inputs, which each assertion answers for its credential.
+    let extensions: GetAssertionExtensionInputs
 }
 
 extension Authenticator {
@@ -78,8 +73,7 @@ extension Authenticator {
             }
         }
         guard !candidates.isEmpty else { throw .noCredentials }
-        let extensions = request.extensions == nil ? GetAssertionExtensions()
-            : try GetAssertionExtensions(request.extensions, profile: profile)
+        let extensions = try GetAssertionExtensionInputs(request.extensions, profile: profile)
 
         if userPresent {
             guard isUserPresent() else { throw .operationDenied }
@@ -95,9 +89,7 @@ extension Authenticator {
         let hmacSecret = try extensions.hmacSecret.map { input throws(CTAPStatus) in try decodeHMACSecret(input) }
         let shared = AssertionRequest(
             rpIdHash: rpIdHash, clientDataHash: request.clientDataHash, userPresent: userPresent,
-            userVerified: userVerified, hmacSecret: hmacSecret,
-            extensions: GetAssertionExtensionRequests(getCredBlob: extensions.getCredBlob, largeBlobKey: extensions.largeBlobKey,
-                                                      thirdPartyPayment: extensions.thirdPartyPayment))
+            userVerified: userVerified, hmacSecret: hmacSecret, extensions: extensions)
         let first = candidates.removeFirst()
         var response = try assertion(first, request: shared, includeUserDetails: userVerified && !candidates.isEmpty,
                                      changes: &changes)

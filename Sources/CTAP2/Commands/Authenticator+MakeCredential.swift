@@ -67,7 +67,7 @@ extension Authenticator {
         }
 
         // Extension inputs are read (and type-checked) now, processed after user presence.
-        let extensions = try MakeCredentialExtensions(request.extensions, profile: profile)
+        let extensions = try MakeCredentialExtensionInputs(request.extensions, profile: profile)
         if extensions.largeBlobKey && !residentKey { throw .invalidOption }
 
         // Step 14: user presence; then the token in use is used up, whether or not this request

@@ -7,7 +7,7 @@ struct GetAssertionRequest: Sendable, Equatable {
     var clientDataHash: [UInt8]
     var allowList: [CredentialDescriptor] = []
     /// The extensions map as sent: each extension's input is read by
-    /// ``GetAssertionExtensions`` (which the profile decides).
+    /// ``GetAssertionExtensionInputs`` (which the profile decides).
     var extensions: [UInt8]?
     var options: [String: Bool] = [:]
     var pinUvAuthParam: [UInt8]?

@@ -10,7 +10,7 @@ struct MakeCredentialRequest: Sendable, Equatable {
     var pubKeyCredParams: [CredentialParameters]
     var excludeList: [CredentialDescriptor] = []
     /// The extensions map as sent: each extension's input is read by
-    /// ``MakeCredentialExtensions`` (which the profile decides).
+    /// ``MakeCredentialExtensionInputs`` (which the profile decides).
     var extensions: [UInt8]?
     var options: [String: Bool] = [:]
     var pinUvAuthParam: [UInt8]?
