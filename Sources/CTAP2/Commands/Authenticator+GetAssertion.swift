@@ -73,7 +73,13 @@ extension Authenticator {
             }
         }
         guard !candidates.isEmpty else { throw .noCredentials }
-        let extensions = try GetAssertionExtensionInputs(request.extensions, profile: profile)
+        // Not read when absent: reading needs the profile, a copy of which costs an assertion more
+        // than the rest of its extension handling.
+        let extensions = if let inputs = request.extensions {
+            try GetAssertionExtensionInputs(inputs, profile: profile)
+        } else {
+            GetAssertionExtensionInputs()
+        }
 
         if userPresent {
             guard isUserPresent() else { throw .operationDenied }

@@ -11,9 +11,11 @@ struct GetAssertionExtensionInputs: Sendable {
     var largeBlobKey = false
     var thirdPartyPayment = false
 
-    /// Reads `extensions` (the map as sent, checked whole with the request; none: nothing asked).
-    init(_ extensions: [UInt8]?, profile: CardProfile) throws(CTAPStatus) {
-        guard let extensions else { return }
+    /// No extensions asked for.
+    init() {}
+
+    /// Reads `extensions` (the map as sent, checked whole with the request).
+    init(_ extensions: [UInt8], profile: CardProfile) throws(CTAPStatus) {
         var hmacSecret = Member<ArraySlice<UInt8>>.absent
         var credBlob = Member<Bool>.absent
         var largeBlobKey = Member<Bool>.absent

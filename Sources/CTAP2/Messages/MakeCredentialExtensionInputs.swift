@@ -13,10 +13,12 @@ struct MakeCredentialExtensionInputs {
     var minPinLength = false
     var thirdPartyPayment = false
 
+    /// No extensions asked for.
+    init() {}
+
     /// Reads `extensions` (the map as sent, checked whole with the request), in the order of
     /// CTAP 2.1 §12's list.
-    init(_ extensions: [UInt8]?, profile: CardProfile) throws(CTAPStatus) {
-        guard let extensions else { return }
+    init(_ extensions: [UInt8], profile: CardProfile) throws(CTAPStatus) {
         var credProtect = Member<UInt64>.absent
         var hmacSecret = Member<Bool>.absent
         var hmacSecretMC = Member<ArraySlice<UInt8>>.absent

@@ -128,7 +128,7 @@ extension TreeReading {
             let card = Result { () throws(CTAPStatus) in try GetAssertionRequest(decoding: body) }
             if let difference = compare("getAssertion", card, getAssertion(body)) { return difference }
             guard case .success(let read) = card, let extensions = tree(read.extensions)?.mapValue else { return nil }
-            let inputs = Result { () throws(CTAPStatus) in try GetAssertionExtensionInputs(read.extensions, profile: profile) }
+            let inputs = Result { () throws(CTAPStatus) in try GetAssertionExtensionInputs(read.extensions ?? [], profile: profile) }
             let fields = inputs.map { inputs in
                 ExtensionInputs(fields: ["hmac-secret": tree(inputs.hmacSecret), "credBlob": .bool(inputs.getCredBlob),
                                          "largeBlobKey": .bool(inputs.largeBlobKey), "thirdPartyPayment": .bool(inputs.thirdPartyPayment)]
@@ -148,7 +148,7 @@ extension TreeReading {
                 return difference
             }
             guard case .success(let read) = card, let extensions = tree(read.extensions)?.mapValue else { return nil }
-            let inputs = Result { () throws(CTAPStatus) in try MakeCredentialExtensionInputs(read.extensions, profile: profile) }
+            let inputs = Result { () throws(CTAPStatus) in try MakeCredentialExtensionInputs(read.extensions ?? [], profile: profile) }
             let fields = inputs.map { inputs in
                 ExtensionInputs(fields: [
                     "credProtect": inputs.credProtect.map { .unsigned(UInt64($0)) }, "hmac-secret": .bool(inputs.hmacSecret),
