@@ -11,8 +11,8 @@
 ///   (see ``CBORValue/canonicallyPrecedes(_:)``).
 ///
 /// The encoder first measures the exact size of the output and then writes into a
-/// single buffer, so encoding performs one allocation for the result (plus one per
-/// map whose keys are not already in canonical order).
+/// single buffer with ``CBORWriter``, so encoding performs one allocation for the result
+/// (plus one per map whose keys are not already in canonical order).
 public enum CBOREncoder {
     /// CTAP2 canonical CBOR (CTAP 2.1 §8 "CTAP2 canonical CBOR encoding form"):
     /// shortest-form integer and length encodings, definite lengths only, map keys
@@ -22,10 +22,9 @@ public enum CBOREncoder {
     /// - Parameter value: The data item to encode.
     /// - Returns: The canonical encoding of `value`.
     public static func encode(_ value: CBORValue) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(encodedLength(of: value))
-        append(value, to: &output)
-        return output
+        var writer = CBORWriter(reservingCapacity: encodedLength(of: value))
+        writer.value(value)
+        return writer.bytes
     }
 
     /// Appends the canonical encoding of `value` to `buffer`.
@@ -42,7 +41,7 @@ public enum CBOREncoder {
             // Grow geometrically so that repeated appends stay linear overall.
             buffer.reserveCapacity(Swift.max(needed, buffer.capacity * 2))
         }
-        append(value, to: &buffer)
+        CBORWriter.append(value, to: &buffer)
     }
 
     /// The number of bytes ``encode(_:)`` produces for `value`, computed without encoding.
@@ -86,79 +85,6 @@ public enum CBOREncoder {
         case 0x100...0xffff: return 3
         case 0x1_0000...0xffff_ffff: return 5
         default: return 9
-        }
-    }
-
-    /// Appends the shortest head for `majorType` and `argument`.
-    @inline(__always)
-    static func appendHead(majorType: UInt8, argument: UInt64, to output: inout [UInt8]) {
-        let mt = majorType << 5
-        switch argument {
-        case 0..<24:
-            output.append(mt | UInt8(truncatingIfNeeded: argument))
-        case 24...0xff:
-            output.append(mt | 24)
-            output.append(UInt8(truncatingIfNeeded: argument))
-        case 0x100...0xffff:
-            output.append(mt | 25)
-            output.append(UInt8(truncatingIfNeeded: argument >> 8))
-            output.append(UInt8(truncatingIfNeeded: argument))
-        case 0x1_0000...0xffff_ffff:
-            output.append(mt | 26)
-            output.append(UInt8(truncatingIfNeeded: argument >> 24))
-            output.append(UInt8(truncatingIfNeeded: argument >> 16))
-            output.append(UInt8(truncatingIfNeeded: argument >> 8))
-            output.append(UInt8(truncatingIfNeeded: argument))
-        default:
-            output.append(mt | 27)
-            var shift: UInt64 = 56
-            while true {
-                output.append(UInt8(truncatingIfNeeded: argument >> shift))
-                if shift == 0 { break }
-                shift -= 8
-            }
-        }
-    }
-
-    /// Appends the canonical encoding of `value` (no capacity management).
-    static func append(_ value: CBORValue, to output: inout [UInt8]) {
-        switch value {
-        case .unsigned(let u):
-            appendHead(majorType: 0, argument: u, to: &output)
-        case .negative(let n):
-            appendHead(majorType: 1, argument: n, to: &output)
-        case .bytes(let b):
-            appendHead(majorType: 2, argument: UInt64(b.count), to: &output)
-            output.append(contentsOf: b)
-        case .text(let s):
-            let utf8 = s.utf8
-            appendHead(majorType: 3, argument: UInt64(utf8.count), to: &output)
-            output.append(contentsOf: utf8)
-        case .array(let elements):
-            appendHead(majorType: 4, argument: UInt64(elements.count), to: &output)
-            for element in elements {
-                append(element, to: &output)
-            }
-        case .map(let map):
-            appendHead(majorType: 5, argument: UInt64(map.count), to: &output)
-            let entries = map.storage
-            if isCanonicallyOrdered(entries) {
-                for entry in entries {
-                    append(entry.key, to: &output)
-                    append(entry.value, to: &output)
-                }
-            } else {
-                for entry in entries.sorted(by: { $0.key.canonicallyPrecedes($1.key) }) {
-                    append(entry.key, to: &output)
-                    append(entry.value, to: &output)
-                }
-            }
-        case .bool(let b):
-            output.append(b ? 0xf5 : 0xf4)
-        case .null:
-            output.append(0xf6)
-        case .undefined:
-            output.append(0xf7)
         }
     }
 

@@ -34,14 +34,32 @@ extension CBORValue {
             if aCount != bCount { return aCount < bCount }
             return a.utf8.lexicographicallyPrecedes(b.utf8)
         case (.array, .array), (.map, .map):
-            let a = CBOREncoder.encode(self)
-            let b = CBOREncoder.encode(other)
-            if a.count != b.count { return a.count < b.count }
-            return a.lexicographicallyPrecedes(b)
+            return Self.canonicallyPrecedes(encoded: CBOREncoder.encode(self)[...], encoded: CBOREncoder.encode(other)[...])
         default:
             // Major type 7: all supported simple values encode as one byte.
             return self.simpleValueCode < other.simpleValueCode
         }
+    }
+
+    /// Whether the item encoded as `lhs` sorts before the one encoded as `rhs` in CTAP2
+    /// canonical order (see ``canonicallyPrecedes(_:)``), compared on their encodings: the
+    /// order a reader checks keys in.
+    public static func canonicallyPrecedes(encoded lhs: ArraySlice<UInt8>, encoded rhs: ArraySlice<UInt8>) -> Bool {
+        canonicallyPrecedes(lhs.indices, of: lhs, rhs.indices, of: rhs)
+    }
+
+    /// The same order for encodings compared where they lie: `lhs` in `left`, `rhs` in `right`.
+    static func canonicallyPrecedes(_ lhs: Range<Int>, of left: ArraySlice<UInt8>,
+                                    _ rhs: Range<Int>, of right: ArraySlice<UInt8>) -> Bool {
+        guard !lhs.isEmpty, !rhs.isEmpty else { return lhs.isEmpty && !rhs.isEmpty }
+        let lhsMajor = left[lhs.lowerBound] >> 5
+        let rhsMajor = right[rhs.lowerBound] >> 5
+        if lhsMajor != rhsMajor { return lhsMajor < rhsMajor }
+        if lhs.count != rhs.count { return lhs.count < rhs.count }
+        for offset in 0..<lhs.count where left[lhs.lowerBound &+ offset] != right[rhs.lowerBound &+ offset] {
+            return left[lhs.lowerBound &+ offset] < right[rhs.lowerBound &+ offset]
+        }
+        return false
     }
 
     /// The one-byte encoding of a supported simple value (`0xf4...0xf7`), or 0 for

@@ -9,10 +9,10 @@
 /// Written out by hand because the standard library's generic validating initializer
 /// is several times slower on `ArraySlice` than this specialised loop.
 enum UTF8Validation {
-    /// Whether `bytes` is well-formed UTF-8.
-    static func isValid(_ bytes: ArraySlice<UInt8>) -> Bool {
-        var index = bytes.startIndex
-        let end = bytes.endIndex
+    /// Whether `bytes` at `range` are well-formed UTF-8 (read where they lie: a reader's input).
+    static func isValid(_ bytes: ArraySlice<UInt8>, in range: Range<Int>) -> Bool {
+        var index = range.lowerBound
+        let end = range.upperBound
         while index < end {
             let lead = bytes[index]
             if lead < 0x80 {

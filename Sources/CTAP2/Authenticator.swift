@@ -139,12 +139,12 @@ public struct Authenticator {
                 return CommandOutcome(response: [], changes: changes, faultActs: takeFaultActs(), rollback: rollback,
                                       continuation: check.resuming(in: resumed))
             }
-            var response: [UInt8] = []
-            response.reserveCapacity(1 + body.sizeHint)
-            response.append(CTAPStatus.ok.rawValue)
-            body.encode(into: &response)
-            return CommandOutcome(response: response, changes: changes, faultActs: takeFaultActs(),
-                                  signatureCounter: counterInUse, rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)
+            var response = CBORWriter(reservingCapacity: 1 + body.sizeHint)
+            response.appendEncoded(byte: CTAPStatus.ok.rawValue)
+            body.write(to: &response)
+            return CommandOutcome(response: response.bytes, changes: changes, faultActs: takeFaultActs(),
+                                  signatureCounter: counterInUse,
+                                  rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)
         } catch {
             suspendedPINCheck = nil
             // Changes made before the failure stay: a wrong PIN's retry decrement is one.
@@ -194,25 +194,25 @@ public struct Authenticator {
             try requireEmpty(body)
             return .encoded(encodedInfo())
         case .makeCredential:
-            return .value(try makeCredential(MakeCredentialRequest(decoding: body, ctap21: profile.supportsCTAP21),
-                                             changes: &changes).encoded())
+            return .message(try makeCredential(MakeCredentialRequest(decoding: body, ctap21: profile.supportsCTAP21),
+                                               changes: &changes))
         case .getAssertion:
             return .assertion(try getAssertion(GetAssertionRequest(decoding: body), changes: &changes))
         case .getNextAssertion:
             try requireEmpty(body)
             return .assertion(try getNextAssertion(changes: &changes))
         case .clientPIN:
-            return .value(try clientPIN(ClientPINRequest(decoding: body), changes: &changes)?.encoded())
+            return .message(try clientPIN(ClientPINRequest(decoding: body), changes: &changes))
         case .reset:
             try requireEmpty(body)
             try reset(changes: &changes)
             return .empty
         case .credentialManagement where profile.credentialManagement:
-            return .value(try credentialManagement(CredentialManagementRequest(decoding: body), preview: false,
-                                                   changes: &changes)?.encoded())
+            return .message(try credentialManagement(CredentialManagementRequest(decoding: body), preview: false,
+                                                     changes: &changes))
         case .credentialManagementPreview where profile.credentialManagementPreview:
-            return .value(try credentialManagement(CredentialManagementRequest(decoding: body), preview: true,
-                                                   changes: &changes)?.encoded())
+            return .message(try credentialManagement(CredentialManagementRequest(decoding: body), preview: true,
+                                                     changes: &changes))
         case .selection where profile.supportsCTAP21:
             try requireEmpty(body)
             guard isUserPresent() else { throw .operationDenied }
@@ -221,7 +221,7 @@ public struct Authenticator {
             try authenticatorConfig(ConfigRequest(decoding: body), changes: &changes)
             return .empty
         case .largeBlobs where profile.largeBlobs:
-            return .value(try largeBlobs(LargeBlobsRequest(decoding: body), changes: &changes)?.encoded())
+            return .message(try largeBlobs(LargeBlobsRequest(decoding: body), changes: &changes))
         default:
             throw .invalidCommand
         }

@@ -16,4 +16,7 @@ public enum ExtensionIdentifier: String, Sendable, CaseIterable {
     case hmacSecretMakeCredential = "hmac-secret-mc"
     /// Whether the credential may be used for third-party payment (CTAP 2.2).
     case thirdPartyPayment
+    /// The user verification methods used (WebAuthn Level 2 §10.3; an authenticator
+    /// extension, answered in authenticator data).
+    case uvm
 }

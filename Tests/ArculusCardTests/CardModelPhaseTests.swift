@@ -2,6 +2,7 @@
 import CardCrypto
 import Testing
 import FIDOWire
+import TestSupport
 
 /// The card model's phases (``CardModel/Phase``), one transition per test: from which phase,
 /// by which input, into which phase, and what the input returns. The impossible transitions —

@@ -35,7 +35,8 @@ declare -A TARGET_FILES=(
     [cbor]="$COMMON $HARNESS/FuzzCBOR.swift"
     [card]="$COMMON $CARDS $HARNESS/FuzzCard.swift $HARNESS/FuzzCardProgram.swift $HARNESS/FuzzSeeds.swift
             $HARNESS/FuzzSeedFlows.swift $HARNESS/FuzzImageFormat.swift"
-    [ctap2]="$COMMON $CARDS $HARNESS/FuzzCTAP2.swift"
+    [ctap2]="$COMMON $CARDS $HARNESS/FuzzCTAP2.swift $ROOT/Tests/CTAP2Tests/Support/TreeReading.swift
+             $ROOT/Tests/CTAP2Tests/Support/TreeReading+Nested.swift"
     [image]="$COMMON $HARNESS/FuzzImageFormat.swift $HARNESS/FuzzImage.swift"
     [transcript]="$COMMON $HARNESS/FuzzTranscript.swift"
     [vpcd]="$COMMON $CARDS $HARNESS/FuzzVPCD.swift"

@@ -145,7 +145,7 @@ extension Authenticator {
         var changes: [CardMutation] = []
         do {
             let body = try finishPINCheck(check, changes: &changes)
-            let response = [CTAPStatus.ok.rawValue] + (body.map { CBOREncoder.encode($0.encoded()) } ?? [])
+            let response = [CTAPStatus.ok.rawValue] + (body?.encoded() ?? [])
             return CommandOutcome(response: response, changes: changes, rollback: rollback)
         } catch {
             return CommandOutcome(response: [error.rawValue], changes: changes, rollback: rollback)

@@ -21,7 +21,7 @@ extension Authenticator {
         case .toggleAlwaysUv:
             changes.append(.setAlwaysUv(!state.alwaysUv))
         case .setMinPINLength:
-            try setMinPINLength(SetMinPINLengthParameters(request.subCommandParams), changes: &changes)
+            try setMinPINLength(request.setMinPINLengthParameters(), changes: &changes)
         case .vendorPrototype:
             throw .invalidSubcommand
         }

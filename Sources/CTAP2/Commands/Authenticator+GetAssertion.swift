@@ -23,16 +23,10 @@ struct AssertionRequest: Sendable {
     let clientDataHash: [UInt8]
     let userPresent: Bool
     let userVerified: Bool
+    /// hmac-secret's input decrypted (its salts), once presence was given.
     let hmacSecret: HMACSecretInput?
-    let extensions: GetAssertionExtensionRequests
-}
-
-/// The getAssertion extensions that answer per credential.
-struct GetAssertionExtensionRequests: Sendable {
-    var getCredBlob = false
-    var largeBlobKey = false
-    var thirdPartyPayment = false
-    var uvm = false
+    /// The extension inputs, which each assertion answers for its credential.
+    let extensions: GetAssertionExtensionInputs
 }
 
 extension Authenticator {
@@ -79,8 +73,13 @@ extension Authenticator {
             }
         }
         guard !candidates.isEmpty else { throw .noCredentials }
-        let extensions = request.extensions == nil ? GetAssertionExtensions()
-            : try GetAssertionExtensions(request.extensions, profile: profile)
+        // Not read when absent: reading needs the profile, a copy of which costs an assertion more
+        // than the rest of its extension handling.
+        let extensions = if let inputs = request.extensions {
+            try GetAssertionExtensionInputs(inputs, profile: profile)
+        } else {
+            GetAssertionExtensionInputs()
+        }
 
         if userPresent {
             guard isUserPresent() else { throw .operationDenied }
@@ -96,9 +95,7 @@ extension Authenticator {
         let hmacSecret = try extensions.hmacSecret.map { input throws(CTAPStatus) in try decodeHMACSecret(input) }
         let shared = AssertionRequest(
             rpIdHash: rpIdHash, clientDataHash: request.clientDataHash, userPresent: userPresent,
-            userVerified: userVerified, hmacSecret: hmacSecret,
-            extensions: GetAssertionExtensionRequests(getCredBlob: extensions.getCredBlob, largeBlobKey: extensions.largeBlobKey,
-                                                      thirdPartyPayment: extensions.thirdPartyPayment, uvm: extensions.uvm))
+            userVerified: userVerified, hmacSecret: hmacSecret, extensions: extensions)
         let first = candidates.removeFirst()
         var response = try assertion(first, request: shared, includeUserDetails: userVerified && !candidates.isEmpty,
                                      changes: &changes)

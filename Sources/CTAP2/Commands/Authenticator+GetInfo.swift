@@ -21,17 +21,17 @@ extension Authenticator {
     /// something else shows up in the tests.
     mutating func encodedInfo() -> [UInt8] {
         if profile.persistentCredentialManagement && state.persistentToken != nil {
-            return CBOREncoder.encode(getInfo().encoded())
+            return getInfo().encoded()
         }
         let inputs = InfoInputs(
             isPINSet: state.isPINSet, alwaysUv: state.alwaysUv,
             enterpriseAttestationEnabled: state.enterpriseAttestationEnabled, forcePINChange: state.forcePINChange,
             minPINLength: state.effectiveMinPINLength, remainingDiscoverableCredentials: remainingDiscoverableCredentials)
         if let kept = infoCache, kept.inputs == inputs {
-            assert(kept.body == CBOREncoder.encode(getInfo().encoded()), "getInfo changed with a value InfoInputs does not hold")
+            assert(kept.body == getInfo().encoded(), "getInfo changed with a value InfoInputs does not hold")
             return kept.body
         }
-        let body = CBOREncoder.encode(getInfo().encoded())
+        let body = getInfo().encoded()
         infoCache = (inputs, body)
         return body
     }

@@ -67,7 +67,11 @@ extension Authenticator {
         }
 
         // Extension inputs are read (and type-checked) now, processed after user presence.
-        let extensions = try MakeCredentialExtensions(request.extensions, profile: profile)
+        let extensions = if let inputs = request.extensions {
+            try MakeCredentialExtensionInputs(inputs, profile: profile)
+        } else {
+            MakeCredentialExtensionInputs()
+        }
         if extensions.largeBlobKey && !residentKey { throw .invalidOption }
 
         // Step 14: user presence; then the token in use is used up, whether or not this request

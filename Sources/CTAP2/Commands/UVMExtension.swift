@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// WebAuthn's User Verification Method extension, `uvm` (WebAuthn Level 2 §10.3; an extension
 /// CTAP 2.1 §12 leaves to WebAuthn): the input is `true`; the output, in the authenticator data of
@@ -12,7 +13,7 @@ import CBOR
 /// chip, and keeps its keys in its secure element; presence is the tap.
 enum UVMExtension {
     /// The extension's identifier in getInfo and in extension maps.
-    static let identifier = "uvm"
+    static let identifier = ExtensionIdentifier.uvm.rawValue
     /// `USER_VERIFY_PRESENCE_INTERNAL`: the card saw the user present (the tap).
     static let presenceInternal = 0x0000_0001
     /// `USER_VERIFY_NONE`: neither presence nor verification (getAssertion with `up: false`).

@@ -34,91 +34,86 @@ struct AuthenticatorInfo: Sendable, Equatable {
 }
 
 extension AuthenticatorInfo {
-    /// Reads a response body (the CBOR after the status byte).
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        let info = try RequestMap<GetInfoKey>(decoding: body)
-        func texts(_ key: GetInfoKey) throws(CTAPStatus) -> [String]? {
-            guard let list = try info.array(key) else { return nil }
-            var result: [String] = []
-            for item in list {
-                guard case .text(let text) = item else { throw .cborUnexpectedType }
-                result.append(text)
-            }
-            return result
-        }
-        func number(_ key: GetInfoKey) throws(CTAPStatus) -> Int? { try info.unsigned(key).map { Int(clamping: $0) } }
-        guard let versions = try texts(.versions) else { throw .missingParameter }
-        self.versions = versions
-        extensions = try texts(.extensions)
-        aaguid = try info.requiredBytes(.aaguid)
-        var options: [(name: String, value: Bool)] = []
-        for (name, value) in try info.map(.options)?.entries ?? [] {
-            guard case .text(let name) = name, case .bool(let flag) = value else { throw .cborUnexpectedType }
-            options.append((name, flag))
-        }
-        self.options = options
-        maxMsgSize = try number(.maxMsgSize)
-        pinUvAuthProtocols = try info.array(.pinUvAuthProtocols).map { list throws(CTAPStatus) in
-            var result: [Int] = []
-            for item in list {
-                guard let number = item.intValue else { throw .cborUnexpectedType }
-                result.append(number)
-            }
-            return result
-        }
-        maxCredentialCountInList = try number(.maxCredentialCountInList)
-        maxCredentialIdLength = try number(.maxCredentialIdLength)
-        transports = try texts(.transports)
-        algorithms = try info.array(.algorithms).map { list throws(CTAPStatus) in
-            var result: [Int] = []
-            for item in list {
-                guard let algorithm = item.mapValue?[text: "alg"]?.intValue else { throw .cborUnexpectedType }
-                result.append(algorithm)
-            }
-            return result
-        }
-        if let force = info[.forcePINChange] {
-            guard case .bool(let flag) = force else { throw .cborUnexpectedType }
-            forcePINChange = flag
-        }
-        maxSerializedLargeBlobArray = try number(.maxSerializedLargeBlobArray)
-        minPINLength = try number(.minPINLength)
-        firmwareVersion = try number(.firmwareVersion)
-        maxCredBlobLength = try number(.maxCredBlobLength)
-        maxRPIDsForSetMinPINLength = try number(.maxRPIDsForSetMinPINLength)
-        remainingDiscoverableCredentials = try number(.remainingDiscoverableCredentials)
-        encIdentifier = try info.bytes(.encIdentifier)
-        maxPINLength = try number(.maxPINLength)
-        encCredStoreState = try info.bytes(.encCredStoreState)
-    }
-
-    /// The response body.
-    func encoded() -> CBORValue {
-        var map = CBORMap()
-        map.set(GetInfoKey.versions, .array(versions.map { .text($0) }))
-        map.set(GetInfoKey.extensions, extensions.map { .array($0.map { .text($0) }) })
-        map.set(GetInfoKey.aaguid, .bytes(aaguid))
-        map.set(GetInfoKey.options, .map(CBORMap(options.map { (.text($0.name), .bool($0.value)) })))
-        map.set(GetInfoKey.maxMsgSize, maxMsgSize.map { .int($0) })
-        map.set(GetInfoKey.pinUvAuthProtocols, pinUvAuthProtocols.map { .array($0.map { .int($0) }) })
-        map.set(GetInfoKey.maxCredentialCountInList, maxCredentialCountInList.map { .int($0) })
-        map.set(GetInfoKey.maxCredentialIdLength, maxCredentialIdLength.map { .int($0) })
-        map.set(GetInfoKey.transports, transports.map { .array($0.map { .text($0) }) })
-        map.set(GetInfoKey.algorithms, algorithms.map { .array($0.map { .map(["alg": .int($0), "type": "public-key"]) }) })
-        map.set(GetInfoKey.maxSerializedLargeBlobArray, maxSerializedLargeBlobArray.map { .int($0) })
-        map.set(GetInfoKey.forcePINChange, forcePINChange.map { .bool($0) })
-        map.set(GetInfoKey.minPINLength, minPINLength.map { .int($0) })
-        map.set(GetInfoKey.firmwareVersion, firmwareVersion.map { .int($0) })
-        map.set(GetInfoKey.maxCredBlobLength, maxCredBlobLength.map { .int($0) })
-        map.set(GetInfoKey.maxRPIDsForSetMinPINLength, maxRPIDsForSetMinPINLength.map { .int($0) })
-        map.set(GetInfoKey.remainingDiscoverableCredentials, remainingDiscoverableCredentials.map { .int($0) })
-        map.set(GetInfoKey.encIdentifier, encIdentifier.map { .bytes($0) })
-        map.set(GetInfoKey.maxPINLength, maxPINLength.map { .int($0) })
-        map.set(GetInfoKey.encCredStoreState, encCredStoreState.map { .bytes($0) })
-        return .map(map)
-    }
-
     static func == (lhs: AuthenticatorInfo, rhs: AuthenticatorInfo) -> Bool {
         lhs.encoded() == rhs.encoded()
+    }
+}
+
+extension AuthenticatorInfo: CTAPMessage {
+    /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
+        var texts: [GetInfoKey: Member<[String]>] = [:]
+        var numbers: [GetInfoKey: Member<UInt64>] = [:]
+        var bytes: [GetInfoKey: Member<[UInt8]>] = [:]
+        var options = Member<[(name: String, value: Bool)]>.absent
+        var pinUvAuthProtocols = Member<[Int]>.absent
+        var algorithms = Member<[CredentialParameters]>.absent
+        var forcePINChange = Member<Bool>.absent
+        while let key: GetInfoKey = try members.next(&reader) {
+            switch key {
+            case .versions, .extensions, .transports: texts[key] = try reader.array { reader throws(CBORError) in try reader.text() }
+            case .aaguid, .encIdentifier, .encCredStoreState: bytes[key] = try reader.byteString()
+            case .options: options = try reader.options(into: []) { $0.append(($1, $2)) }
+            case .pinUvAuthProtocols: pinUvAuthProtocols = try reader.array { reader throws(CBORError) in try reader.integer() }
+            case .algorithms: algorithms = try reader.array(of: CredentialParameters.self)
+            case .forcePINChange: forcePINChange = try reader.bool()
+            case .maxMsgSize, .maxCredentialCountInList, .maxCredentialIdLength, .maxSerializedLargeBlobArray, .minPINLength,
+                 .firmwareVersion, .maxCredBlobLength, .maxRPIDsForSetMinPINLength, .remainingDiscoverableCredentials, .maxPINLength:
+                numbers[key] = try reader.unsigned()
+            default: _ = try reader.skipItem()
+            }
+        }
+        func number(_ key: GetInfoKey) throws(CTAPStatus) -> Int? { try numbers[key]?.optional().map { Int(clamping: $0) } }
+        return Result { () throws(CTAPStatus) in
+            let versions = try (texts[.versions] ?? .absent).required()
+            var info = AuthenticatorInfo(versions: versions, extensions: try texts[.extensions]?.optional(),
+                                         aaguid: try (bytes[.aaguid] ?? .absent).required())
+            info.options = try options.optional() ?? []
+            info.maxMsgSize = try number(.maxMsgSize)
+            info.pinUvAuthProtocols = try pinUvAuthProtocols.optional()
+            info.maxCredentialCountInList = try number(.maxCredentialCountInList)
+            info.maxCredentialIdLength = try number(.maxCredentialIdLength)
+            info.transports = try texts[.transports]?.optional()
+            info.algorithms = try algorithms.optional()?.map(\.algorithm)
+            info.maxSerializedLargeBlobArray = try number(.maxSerializedLargeBlobArray)
+            info.forcePINChange = try forcePINChange.optional()
+            info.minPINLength = try number(.minPINLength)
+            info.firmwareVersion = try number(.firmwareVersion)
+            info.maxCredBlobLength = try number(.maxCredBlobLength)
+            info.maxRPIDsForSetMinPINLength = try number(.maxRPIDsForSetMinPINLength)
+            info.remainingDiscoverableCredentials = try number(.remainingDiscoverableCredentials)
+            info.encIdentifier = try bytes[.encIdentifier]?.optional()
+            info.maxPINLength = try number(.maxPINLength)
+            info.encCredStoreState = try bytes[.encCredStoreState]?.optional()
+            return info
+        }
+    }
+
+    /// The response body (options in canonical order, whatever order the card lists them in).
+    func write(to writer: inout CBORWriter) {
+        typealias Key = GetInfoKey
+        var map = writer.openMap()
+        writer.member(Key.versions, array: versions, of: &map) { $0.text($1) }
+        writer.member(Key.extensions, array: extensions, of: &map) { $0.text($1) }
+        writer.member(Key.aaguid, bytes: aaguid, of: &map)
+        writer.member(Key.options, value: .map(CBORMap(options.map { (.text($0.name), .bool($0.value)) })), of: &map)
+        writer.member(Key.maxMsgSize, int: maxMsgSize, of: &map)
+        writer.member(Key.pinUvAuthProtocols, array: pinUvAuthProtocols, of: &map) { $0.int($1) }
+        writer.member(Key.maxCredentialCountInList, int: maxCredentialCountInList, of: &map)
+        writer.member(Key.maxCredentialIdLength, int: maxCredentialIdLength, of: &map)
+        writer.member(Key.transports, array: transports, of: &map) { $0.text($1) }
+        writer.member(Key.algorithms, array: algorithms, of: &map) { CredentialParameters(type: "public-key", algorithm: $1).write(to: &$0) }
+        writer.member(Key.maxSerializedLargeBlobArray, int: maxSerializedLargeBlobArray, of: &map)
+        writer.member(Key.forcePINChange, bool: forcePINChange, of: &map)
+        writer.member(Key.minPINLength, int: minPINLength, of: &map)
+        writer.member(Key.firmwareVersion, int: firmwareVersion, of: &map)
+        writer.member(Key.maxCredBlobLength, int: maxCredBlobLength, of: &map)
+        writer.member(Key.maxRPIDsForSetMinPINLength, int: maxRPIDsForSetMinPINLength, of: &map)
+        writer.member(Key.remainingDiscoverableCredentials, int: remainingDiscoverableCredentials, of: &map)
+        writer.member(Key.encIdentifier, bytes: encIdentifier, of: &map)
+        writer.member(Key.maxPINLength, int: maxPINLength, of: &map)
+        writer.member(Key.encCredStoreState, bytes: encCredStoreState, of: &map)
+        writer.close(map)
     }
 }

@@ -17,35 +17,8 @@ struct ClientPINRequest: Sendable, Equatable {
 }
 
 extension ClientPINRequest {
-    /// Reads the request body (the CBOR after the command byte).
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        let request = try RequestMap<ClientPINKey>(decoding: body)
-        subCommand = try request.requiredUnsigned(.subCommand)
-        pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
-        keyAgreement = request[.keyAgreement]
-        pinUvAuthParam = try request.bytes(.pinUvAuthParam)
-        newPinEnc = try request.bytes(.newPinEnc)
-        pinHashEnc = try request.bytes(.pinHashEnc)
-        permissions = try request.unsigned(.permissions)
-        rpId = try request.text(.rpId)
-    }
-
     /// The subcommand, or nil for a number the specification does not define.
     var subcommand: ClientPINSubcommand? { ClientPINSubcommand(rawValue: Int(clamping: subCommand)) }
-
-    /// The request body: the inverse of ``init(decoding:)``.
-    func encoded() -> [UInt8] {
-        var map = CBORMap()
-        map.set(ClientPINKey.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
-        map.set(ClientPINKey.subCommand, .unsigned(subCommand))
-        map.set(ClientPINKey.keyAgreement, keyAgreement)
-        map.set(ClientPINKey.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
-        map.set(ClientPINKey.newPinEnc, newPinEnc.map { .bytes($0) })
-        map.set(ClientPINKey.pinHashEnc, pinHashEnc.map { .bytes($0) })
-        map.set(ClientPINKey.permissions, permissions.map { .unsigned($0) })
-        map.set(ClientPINKey.rpId, rpId.map { .text($0) })
-        return CBOREncoder.encode(.map(map))
-    }
 
     /// setPIN's members (CTAP 2.1 §6.5.5.5): all required.
     struct SetPIN {
@@ -91,5 +64,54 @@ extension ClientPINRequest {
             self.keyAgreement = keyAgreement
             self.pinHashEnc = pinHashEnc
         }
+    }
+}
+
+extension ClientPINRequest: CTAPMessage {
+    /// Reads the request body (the CBOR after the command byte), members in any order.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
+        var subCommand = Member<UInt64>.absent
+        var pinUvAuthProtocol = Member<UInt64>.absent
+        var keyAgreement = Member<CBORValue>.absent
+        var pinUvAuthParam = Member<[UInt8]>.absent
+        var newPinEnc = Member<[UInt8]>.absent
+        var pinHashEnc = Member<[UInt8]>.absent
+        var permissions = Member<UInt64>.absent
+        var rpId = Member<String>.absent
+        while let key: ClientPINKey = try members.next(&reader) {
+            switch key {
+            case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
+            case .subCommand: subCommand = try reader.unsigned()
+            case .keyAgreement: keyAgreement = try reader.anyValue()
+            case .pinUvAuthParam: pinUvAuthParam = try reader.byteString()
+            case .newPinEnc: newPinEnc = try reader.byteString()
+            case .pinHashEnc: pinHashEnc = try reader.byteString()
+            case .permissions: permissions = try reader.unsigned()
+            case .rpId: rpId = try reader.text()
+            }
+        }
+        return Result { () throws(CTAPStatus) in
+            let subCommand = try subCommand.required()
+            return ClientPINRequest(
+                subCommand: subCommand, pinUvAuthProtocol: try pinUvAuthProtocol.optional(), keyAgreement: try keyAgreement.optional(),
+                pinUvAuthParam: try pinUvAuthParam.optional(), newPinEnc: try newPinEnc.optional(),
+                pinHashEnc: try pinHashEnc.optional(), permissions: try permissions.optional(), rpId: try rpId.optional())
+        }
+    }
+
+    /// The request body: the inverse of ``read(from:)``.
+    func write(to writer: inout CBORWriter) {
+        typealias Key = ClientPINKey
+        var map = writer.openMap()
+        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
+        writer.member(Key.subCommand, unsigned: subCommand, of: &map)
+        writer.member(Key.keyAgreement, value: keyAgreement, of: &map)
+        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
+        writer.member(Key.newPinEnc, bytes: newPinEnc, of: &map)
+        writer.member(Key.pinHashEnc, bytes: pinHashEnc, of: &map)
+        writer.member(Key.permissions, unsigned: permissions, of: &map)
+        writer.member(Key.rpId, text: rpId, of: &map)
+        writer.close(map)
     }
 }

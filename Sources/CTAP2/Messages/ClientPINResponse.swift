@@ -13,28 +13,41 @@ struct ClientPINResponse: Sendable, Equatable {
     var uvRetries: Int?
 }
 
-extension ClientPINResponse {
-    /// Reads a response body (the CBOR after the status byte).
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        let response = try RequestMap<ClientPINResponseKey>(decoding: body)
-        keyAgreement = response[.keyAgreement]
-        pinUvAuthToken = try response.bytes(.pinUvAuthToken)
-        pinRetries = try response.unsigned(.pinRetries).map { Int(clamping: $0) }
-        if let state = response[.powerCycleState] {
-            guard case .bool(let flag) = state else { throw .cborUnexpectedType }
-            powerCycleState = flag
+extension ClientPINResponse: CTAPMessage {
+    /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
+        var keyAgreement = Member<CBORValue>.absent
+        var pinUvAuthToken = Member<[UInt8]>.absent
+        var pinRetries = Member<UInt64>.absent
+        var powerCycleState = Member<Bool>.absent
+        var uvRetries = Member<UInt64>.absent
+        while let key: ClientPINResponseKey = try members.next(&reader) {
+            switch key {
+            case .keyAgreement: keyAgreement = try reader.anyValue()
+            case .pinUvAuthToken: pinUvAuthToken = try reader.byteString()
+            case .pinRetries: pinRetries = try reader.unsigned()
+            case .powerCycleState: powerCycleState = try reader.bool()
+            case .uvRetries: uvRetries = try reader.unsigned()
+            }
         }
-        uvRetries = try response.unsigned(.uvRetries).map { Int(clamping: $0) }
+        return Result { () throws(CTAPStatus) in
+            ClientPINResponse(keyAgreement: try keyAgreement.optional(), pinUvAuthToken: try pinUvAuthToken.optional(),
+                              pinRetries: try pinRetries.optional().map { Int(clamping: $0) },
+                              powerCycleState: try powerCycleState.optional(),
+                              uvRetries: try uvRetries.optional().map { Int(clamping: $0) })
+        }
     }
 
     /// The response body.
-    func encoded() -> CBORValue {
-        var map = CBORMap()
-        map.set(ClientPINResponseKey.keyAgreement, keyAgreement)
-        map.set(ClientPINResponseKey.pinUvAuthToken, pinUvAuthToken.map { .bytes($0) })
-        map.set(ClientPINResponseKey.pinRetries, pinRetries.map { .int($0) })
-        map.set(ClientPINResponseKey.powerCycleState, powerCycleState.map { .bool($0) })
-        map.set(ClientPINResponseKey.uvRetries, uvRetries.map { .int($0) })
-        return .map(map)
+    func write(to writer: inout CBORWriter) {
+        typealias Key = ClientPINResponseKey
+        var map = writer.openMap()
+        writer.member(Key.keyAgreement, value: keyAgreement, of: &map)
+        writer.member(Key.pinUvAuthToken, bytes: pinUvAuthToken, of: &map)
+        writer.member(Key.pinRetries, int: pinRetries, of: &map)
+        writer.member(Key.powerCycleState, bool: powerCycleState, of: &map)
+        writer.member(Key.uvRetries, int: uvRetries, of: &map)
+        writer.close(map)
     }
 }

@@ -4,53 +4,82 @@ import FIDOWire
 /// A `PublicKeyCredentialDescriptor` (WebAuthn §5.10.3) as allow and exclude lists carry it.
 struct CredentialDescriptor: Sendable, Equatable {
     /// `public-key` for every credential this card knows; other types are skipped, not refused.
-    var type = "public-key"
+    var type = CredentialDescriptor.publicKey
     /// The credential ID.
     var id: [UInt8]
     /// The transports hint, passed through untouched.
     var transports: [CBORValue]? = nil
 }
 
-extension CredentialDescriptor {
-    /// Reads a descriptor: `type` and `id` are required, `transports` must be an array.
-    init(decoding value: CBORValue) throws(CTAPStatus) {
-        let entity = try EntityMap(value: value)
-        guard let type = try entity.text("type") else { throw .missingParameter }
-        guard let id = try entity.bytes("id") else { throw .missingParameter }
-        if let transports = entity["transports"] {
-            guard case .array(let list) = transports else { throw .cborUnexpectedType }
-            self.transports = list
-        }
-        self.type = type
-        self.id = id
+/// The descriptor's member names.
+enum DescriptorMember: String, MemberKey {
+    case id, type, transports
+
+    /// Every allow-list entry has two names: they are matched on the bytes the card writes.
+    static func readWritten(from reader: inout CBORReader) -> DescriptorMember? {
+        if reader.skip(encoded: idKey) { return .id }
+        if reader.skip(encoded: typeKey) { return .type }
+        return nil
     }
 
-    /// A list of descriptors (absent is empty).
-    static func list(decoding values: [CBORValue]?) throws(CTAPStatus) -> [CredentialDescriptor] {
-        guard let values else { return [] }
-        var result: [CredentialDescriptor] = []
-        result.reserveCapacity(values.count)
-        for value in values { result.append(try CredentialDescriptor(decoding: value)) }
-        return result
+    var bit: UInt64? {
+        switch self {
+        case .id: 1
+        case .type: 2
+        case .transports: 4
+        }
+    }
+
+    /// The name written from its encoding, kept: every assertion's answer has two.
+    func write(to writer: inout CBORWriter, of map: inout CBORWriter.OpenMap) {
+        switch self {
+        case .id: writer.key(encoded: Self.idKey, of: &map)
+        case .type: writer.key(encoded: Self.typeKey, of: &map)
+        case .transports: writer.key(encoded: Self.transportsKey, of: &map)
+        }
+    }
+
+    private static let idKey: [UInt8] = [0x62] + Array("id".utf8)
+    private static let typeKey: [UInt8] = [0x64] + Array("type".utf8)
+    private static let transportsKey: [UInt8] = [0x6A] + Array("transports".utf8)
+}
+
+extension CredentialDescriptor: CTAPMessage {
+    /// The one type this card knows, and its encoding.
+    static let publicKey = "public-key"
+    private static let encodedPublicKey: [UInt8] = [0x6A] + Array(publicKey.utf8)
+
+    /// Reads a descriptor: `type` and `id` are required (in that order), `transports` must be an
+    /// array (of anything).
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
+        var type = Member<String>.absent
+        var id = Member<[UInt8]>.absent
+        var transports = Member<[CBORValue]>.absent
+        while let member: DescriptorMember = try members.next(&reader) {
+            switch member {
+            case .id: id = try reader.byteString()
+            case .type: type = try reader.text(usually: publicKey, encoded: encodedPublicKey)
+            case .transports: transports = try reader.array { reader throws(CBORError) in try reader.anyValue() }
+            }
+        }
+        return Result { () throws(CTAPStatus) in
+            let type = try type.required()
+            return CredentialDescriptor(type: type, id: try id.required(), transports: try transports.optional())
+        }
     }
 
     /// `{"id": …, "type": …}` (and `transports` when set), as the card answers with it.
-    var encoded: CBORValue {
-        var map: CBORMap = ["id": .bytes(id), "type": .text(type)]
-        if let transports { map["transports"] = .array(transports) }
-        return .map(map)
-    }
-
-    /// Appends ``encoded``'s bytes. The card's own `{"id", "type"}` is written directly ("id"
-    /// sorts before any type longer than two bytes); anything else goes through the tree.
-    func encode(into output: inout [UInt8]) {
-        guard transports == nil, type.utf8.count > 2 else {
-            CBOREncoder.encode(encoded, into: &output)
-            return
+    func write(to writer: inout CBORWriter) {
+        var map = writer.openMap()
+        writer.member(DescriptorMember.id, bytes: id, of: &map)
+        if type == Self.publicKey {
+            DescriptorMember.type.write(to: &writer, of: &map)
+            writer.appendEncoded(Self.encodedPublicKey)
+        } else {
+            writer.member(DescriptorMember.type, text: type, of: &map)
         }
-        output.append(contentsOf: [0xA2, 0x62, 0x69, 0x64] as [UInt8])  // {2 members, "id"
-        CBOREncoder.appendBytes(id, to: &output)
-        output.append(contentsOf: [0x64, 0x74, 0x79, 0x70, 0x65] as [UInt8])  // "type"
-        CBOREncoder.appendText(type, to: &output)
+        writer.member(DescriptorMember.transports, array: transports, of: &map) { $0.value($1) }
+        writer.close(map)
     }
 }

@@ -15,24 +15,40 @@ extension SubcommandRequest where Key == CredentialManagementKey {
     var authenticatedMessage: [UInt8] { authenticatedMessage(after: []) }
 
     /// subCommandParams' rpIDHash (enumerateCredentialsBegin).
-    func rpIDHash() throws(CTAPStatus) -> [UInt8] {
-        guard let parameters = subCommandParams else { throw .missingParameter }
-        return try RequestMap<CredentialManagementParameterKey>(value: .map(parameters)).requiredBytes(.rpIDHash)
-    }
+    func rpIDHash() throws(CTAPStatus) -> [UInt8] { try parameters().rpIDHash.required() }
 
     /// subCommandParams' credentialID (deleteCredential, updateUserInformation).
-    func credentialID() throws(CTAPStatus) -> CredentialDescriptor {
-        guard let parameters = subCommandParams,
-              let descriptor = parameters[int: CredentialManagementParameterKey.credentialID.rawValue] else {
-            throw .missingParameter
-        }
-        return try CredentialDescriptor(decoding: descriptor)
-    }
+    func credentialID() throws(CTAPStatus) -> CredentialDescriptor { try parameters().credentialID.required() }
 
     /// subCommandParams' user (updateUserInformation).
-    func user() throws(CTAPStatus) -> CredentialUser {
+    func user() throws(CTAPStatus) -> CredentialUser { try parameters().user.required() }
+
+    /// subCommandParams read (absent: MISSING_PARAMETER, whatever the subcommand asks for).
+    private func parameters() throws(CTAPStatus) -> CredentialManagementParameters {
         guard let parameters = subCommandParams else { throw .missingParameter }
-        let map = try RequestMap<CredentialManagementParameterKey>(value: .map(parameters))
-        return try CredentialUser(decoding: try map.requiredEntity(.user))
+        return try CredentialManagementParameters(decoding: parameters[...])
+    }
+}
+
+/// credentialManagement's subCommandParams (CTAP 2.1 §6.8), each member as read: a subcommand
+/// judges the one it takes, and a wrong type in another is none of its business.
+struct CredentialManagementParameters: CTAPParseable {
+    var rpIDHash = Member<[UInt8]>.absent
+    var credentialID = Member<CredentialDescriptor>.absent
+    var user = Member<CredentialUser>.absent
+
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap(&reader) else {
+            return .failure(.cborUnexpectedType)
+        }
+        var parameters = CredentialManagementParameters()
+        while let key: CredentialManagementParameterKey = try members.next(&reader) {
+            switch key {
+            case .rpIDHash: parameters.rpIDHash = try reader.byteString()
+            case .credentialID: parameters.credentialID = try reader.message(CredentialDescriptor.self)
+            case .user: parameters.user = try reader.message(CredentialUser.self)
+            }
+        }
+        return .success(parameters)
     }
 }

@@ -6,45 +6,61 @@ struct GetAssertionRequest: Sendable, Equatable {
     var rpId: String
     var clientDataHash: [UInt8]
     var allowList: [CredentialDescriptor] = []
-    var extensions: CBORMap?
+    /// The extensions map as sent: each extension's input is read by
+    /// ``GetAssertionExtensionInputs`` (which the profile decides).
+    var extensions: [UInt8]?
     var options: [String: Bool] = [:]
     var pinUvAuthParam: [UInt8]?
     var pinUvAuthProtocol: UInt64?
 }
 
-extension GetAssertionRequest {
-    /// Reads the request body (the CBOR after the command byte): the common shape directly
-    /// (``init(commonShape:)``), anything else through the CBOR tree.
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        if let request = GetAssertionRequest(commonShape: body) {
-            self = request
-        } else {
-            try self.init(decodingTree: body)
+extension GetAssertionRequest: CTAPMessage {
+    /// Reads the request body (the CBOR after the command byte), members in any order, straight
+    /// into the request: for an assertion with an allow list of one, a CBOR tree built, read and
+    /// released cost a quarter of everything the card does besides the signature.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
+        var rpId = Member<String>.absent
+        var clientDataHash = Member<[UInt8]>.absent
+        var allowList = Member<[CredentialDescriptor]>.absent
+        var extensions = Member<ArraySlice<UInt8>>.absent
+        var options = Member<[String: Bool]>.absent
+        var pinUvAuthParam = Member<[UInt8]>.absent
+        var pinUvAuthProtocol = Member<UInt64>.absent
+        while let key: GetAssertionKey = try members.next(&reader) {
+            switch key {
+            case .rpId: rpId = try reader.text()
+            case .clientDataHash: clientDataHash = try reader.byteString()
+            case .allowList: allowList = try reader.array(of: CredentialDescriptor.self)
+            case .extensions: extensions = try reader.asSent()
+            case .options: options = try reader.options()
+            case .pinUvAuthParam: pinUvAuthParam = try reader.byteString()
+            case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
+            }
+        }
+        return Result { () throws(CTAPStatus) in
+            let rpId = try rpId.required()
+            let clientDataHash = try clientDataHash.required()
+            let allowList = try allowList.optional() ?? []
+            let extensions = try extensions.optional().map(Array.init)
+            let options = try options.optional() ?? [:]
+            return GetAssertionRequest(rpId: rpId, clientDataHash: clientDataHash, allowList: allowList, extensions: extensions,
+                                       options: options, pinUvAuthParam: try pinUvAuthParam.optional(),
+                                       pinUvAuthProtocol: try pinUvAuthProtocol.optional())
         }
     }
 
-    /// Reads the request body through a ``CBORValue`` tree: every input, every error.
-    init(decodingTree body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        let request = try RequestMap<GetAssertionKey>(decoding: body)
-        rpId = try request.requiredText(.rpId)
-        clientDataHash = try request.requiredBytes(.clientDataHash)
-        allowList = try CredentialDescriptor.list(decoding: try request.array(.allowList))
-        extensions = try request.map(.extensions)
-        options = try request.options(.options)
-        pinUvAuthParam = try request.bytes(.pinUvAuthParam)
-        pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
-    }
-
-    /// The request body: the inverse of ``init(decoding:)``.
-    func encoded() -> [UInt8] {
-        var map = CBORMap()
-        map.set(GetAssertionKey.rpId, .text(rpId))
-        map.set(GetAssertionKey.clientDataHash, .bytes(clientDataHash))
-        if !allowList.isEmpty { map.set(GetAssertionKey.allowList, .array(allowList.map(\.encoded))) }
-        map.set(GetAssertionKey.extensions, extensions.map { .map($0) })
-        if !options.isEmpty { map.set(GetAssertionKey.options, .map(CBORMap(options.map { (.text($0.key), .bool($0.value)) }))) }
-        map.set(GetAssertionKey.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
-        map.set(GetAssertionKey.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
-        return CBOREncoder.encode(.map(map))
+    /// The request body: the inverse of ``read(from:)``.
+    func write(to writer: inout CBORWriter) {
+        typealias Key = GetAssertionKey
+        var map = writer.openMap()
+        writer.member(Key.rpId, text: rpId, of: &map)
+        writer.member(Key.clientDataHash, bytes: clientDataHash, of: &map)
+        writer.member(Key.allowList, array: allowList, omitEmpty: true, of: &map) { $1.write(to: &$0) }
+        writer.member(Key.extensions, encoded: extensions, of: &map)
+        writer.member(Key.options, options: options, of: &map)
+        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
+        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
+        writer.close(map)
     }
 }

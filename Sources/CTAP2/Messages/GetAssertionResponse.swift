@@ -14,55 +14,48 @@ struct GetAssertionResponse: Sendable, Equatable {
     var largeBlobKey: [UInt8]? = nil
 }
 
-extension GetAssertionResponse {
-    /// Reads a response body (the CBOR after the status byte).
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        let response = try RequestMap<GetAssertionResponseKey>(decoding: body)
-        guard let credential = response[.credential] else { throw .missingParameter }
-        self.credential = try CredentialDescriptor(decoding: credential)
-        authData = try response.requiredBytes(.authData)
-        signature = try response.requiredBytes(.signature)
-        user = try response.entity(.user).map { entity throws(CTAPStatus) in try CredentialUser(decoding: entity) }
-        numberOfCredentials = try response.unsigned(.numberOfCredentials).map { Int(clamping: $0) }
+extension GetAssertionResponse: CTAPMessage {
+    /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
+        var credential = Member<CredentialDescriptor>.absent
+        var authData = Member<[UInt8]>.absent
+        var signature = Member<[UInt8]>.absent
+        var user = Member<CredentialUser>.absent
+        var numberOfCredentials = Member<UInt64>.absent
+        var largeBlobKey = Member<[UInt8]>.absent
+        while let key: GetAssertionResponseKey = try members.next(&reader) {
+            switch key {
+            case .credential: credential = try reader.message(CredentialDescriptor.self)
+            case .authData: authData = try reader.byteString()
+            case .signature: signature = try reader.byteString()
+            case .user: user = try reader.message(CredentialUser.self)
+            case .numberOfCredentials: numberOfCredentials = try reader.unsigned()
+            case .largeBlobKey: largeBlobKey = try reader.byteString()
+            case .userSelected, .unsignedExtensionOutputs: _ = try reader.skipItem()
+            }
+        }
+        return Result { () throws(CTAPStatus) in
+            let credential = try credential.required()
+            let authData = try authData.required()
+            let signature = try signature.required()
+            return GetAssertionResponse(credential: credential, authData: authData, signature: signature, user: try user.optional(),
+                                        numberOfCredentials: try numberOfCredentials.optional().map { Int(clamping: $0) },
+                                        largeBlobKey: try largeBlobKey.optional())
+        }
     }
 
-    /// The response body.
-    func encoded() -> CBORValue {
-        var map = CBORMap()
-        map.set(GetAssertionResponseKey.credential, credential.encoded)
-        map.set(GetAssertionResponseKey.authData, .bytes(authData))
-        map.set(GetAssertionResponseKey.signature, .bytes(signature))
-        map.set(GetAssertionResponseKey.user, user?.encoded)
-        map.set(GetAssertionResponseKey.numberOfCredentials, numberOfCredentials.map { .int($0) })
-        map.set(GetAssertionResponseKey.largeBlobKey, largeBlobKey.map { .bytes($0) })
-        return .map(map)
-    }
-}
-
-extension GetAssertionResponse {
-    /// Appends the response body, member by member in canonical order: the bytes of
-    /// `CBOREncoder.encode(encoded())` (a test holds them equal for every member combination),
-    /// without the tree. Every assertion is answered this way.
-    func encode(into output: inout [UInt8]) {
-        let count = 3 + (user == nil ? 0 : 1) + (numberOfCredentials == nil ? 0 : 1) + (largeBlobKey == nil ? 0 : 1)
-        CBOREncoder.appendMapHead(count: count, to: &output)
-        CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.credential.rawValue), to: &output)
-        credential.encode(into: &output)
-        CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.authData.rawValue), to: &output)
-        CBOREncoder.appendBytes(authData, to: &output)
-        CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.signature.rawValue), to: &output)
-        CBOREncoder.appendBytes(signature, to: &output)
-        if let user {
-            CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.user.rawValue), to: &output)
-            CBOREncoder.encode(user.encoded, into: &output)
-        }
-        if let numberOfCredentials {
-            CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.numberOfCredentials.rawValue), to: &output)
-            CBOREncoder.encode(.int(numberOfCredentials), into: &output)
-        }
-        if let largeBlobKey {
-            CBOREncoder.appendUnsigned(UInt64(GetAssertionResponseKey.largeBlobKey.rawValue), to: &output)
-            CBOREncoder.appendBytes(largeBlobKey, to: &output)
-        }
+    /// The response body, member by member in canonical order (every assertion is answered this
+    /// way, without a tree).
+    func write(to writer: inout CBORWriter) {
+        typealias Key = GetAssertionResponseKey
+        var map = writer.openMap()
+        writer.member(Key.credential, credential, of: &map)
+        writer.member(Key.authData, bytes: authData, of: &map)
+        writer.member(Key.signature, bytes: signature, of: &map)
+        writer.member(Key.user, user, of: &map)
+        writer.member(Key.numberOfCredentials, int: numberOfCredentials, of: &map)
+        writer.member(Key.largeBlobKey, bytes: largeBlobKey, of: &map)
+        writer.close(map)
     }
 }

@@ -9,8 +9,9 @@ struct MakeCredentialRequest: Sendable, Equatable {
     var user: CredentialUser
     var pubKeyCredParams: [CredentialParameters]
     var excludeList: [CredentialDescriptor] = []
-    /// The extensions map, each extension's input as sent (each extension reads its own).
-    var extensions: CBORMap?
+    /// The extensions map as sent: each extension's input is read by
+    /// ``MakeCredentialExtensionInputs`` (which the profile decides).
+    var extensions: [UInt8]?
     var options: [String: Bool] = [:]
     var pinUvAuthParam: [UInt8]?
     var pinUvAuthProtocol: UInt64?
@@ -21,39 +22,78 @@ struct MakeCredentialRequest: Sendable, Equatable {
 extension MakeCredentialRequest {
     /// Reads the request body (the CBOR after the command byte). A CTAP 2.0 card (`ctap21`
     /// false) does not know enterpriseAttestation: it ignores the member, as any unknown one.
-    init(decoding body: ArraySlice<UInt8>, ctap21: Bool = true) throws(CTAPStatus) {
-        let request = try RequestMap<MakeCredentialKey>(decoding: body)
-        clientDataHash = try request.requiredBytes(.clientDataHash)
-        let rp = try request.requiredEntity(.rp)
-        let user = try request.requiredEntity(.user)
-        guard let parameters = try request.array(.pubKeyCredParams) else { throw .missingParameter }
-        excludeList = try CredentialDescriptor.list(decoding: try request.array(.excludeList))
-        extensions = try request.map(.extensions)
-        options = try request.options(.options)
-        pinUvAuthParam = try request.bytes(.pinUvAuthParam)
-        pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
-        self.rp = try RelyingPartyEntity(decoding: rp)
-        self.user = try CredentialUser(decoding: user)
-        enterpriseAttestation = ctap21 ? request[.enterpriseAttestation] : nil
-        var entries: [CredentialParameters] = []
-        entries.reserveCapacity(parameters.count)
-        for entry in parameters { entries.append(try CredentialParameters(decoding: entry)) }
-        pubKeyCredParams = entries
+    init(decoding body: ArraySlice<UInt8>, ctap21: Bool) throws(CTAPStatus) {
+        self = try MakeCredentialRequest(decoding: body)
+        if !ctap21 { enterpriseAttestation = nil }
+    }
+}
+
+extension MakeCredentialRequest: CTAPMessage {
+    /// Reads the request body, members in any order. The entities and the parameters list are
+    /// judged after the members of the request itself, as a tree's reading judged them: kept as
+    /// sent, then read.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
+        var clientDataHash = Member<[UInt8]>.absent
+        var rp = Member<ArraySlice<UInt8>>.absent
+        var user = Member<ArraySlice<UInt8>>.absent
+        var pubKeyCredParams = Member<ArraySlice<UInt8>>.absent
+        var excludeList = Member<[CredentialDescriptor]>.absent
+        var extensions = Member<ArraySlice<UInt8>>.absent
+        var options = Member<[String: Bool]>.absent
+        var pinUvAuthParam = Member<[UInt8]>.absent
+        var pinUvAuthProtocol = Member<UInt64>.absent
+        var enterpriseAttestation = Member<CBORValue>.absent
+        while let key: MakeCredentialKey = try members.next(&reader) {
+            switch key {
+            case .clientDataHash: clientDataHash = try reader.byteString()
+            case .rp: rp = try reader.asSent()
+            case .user: user = try reader.asSent()
+            case .pubKeyCredParams: pubKeyCredParams = try reader.asSent(array: true)
+            case .excludeList: excludeList = try reader.array(of: CredentialDescriptor.self)
+            case .extensions: extensions = try reader.asSent()
+            case .options: options = try reader.options()
+            case .pinUvAuthParam: pinUvAuthParam = try reader.byteString()
+            case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
+            case .enterpriseAttestation: enterpriseAttestation = try reader.anyValue()
+            case .attestationFormatsPreference: _ = try reader.skipItem()  // CTAP 2.2; one format per profile
+            }
+        }
+        return Result { () throws(CTAPStatus) in
+            let clientDataHash = try clientDataHash.required()
+            _ = try rp.required()
+            _ = try user.required()
+            _ = try pubKeyCredParams.required()
+            let excludeList = try excludeList.optional() ?? []
+            let extensions = try extensions.optional().map(Array.init)
+            let options = try options.optional() ?? [:]
+            let pinUvAuthParam = try pinUvAuthParam.optional()
+            let pinUvAuthProtocol = try pinUvAuthProtocol.optional()
+            return MakeCredentialRequest(
+                clientDataHash: clientDataHash, rp: try rp.reading { reader throws(CBORError) in try reader.message(RelyingPartyEntity.self) }.required(),
+                user: try user.reading { reader throws(CBORError) in try reader.message(CredentialUser.self) }.required(),
+                pubKeyCredParams: try pubKeyCredParams.reading { reader throws(CBORError) in
+                    try reader.array(of: CredentialParameters.self)
+                }.required(),
+                excludeList: excludeList, extensions: extensions, options: options, pinUvAuthParam: pinUvAuthParam,
+                pinUvAuthProtocol: pinUvAuthProtocol, enterpriseAttestation: try enterpriseAttestation.optional())
+        }
     }
 
-    /// The request body: the inverse of ``init(decoding:)``.
-    func encoded() -> [UInt8] {
-        var map = CBORMap()
-        map.set(MakeCredentialKey.clientDataHash, .bytes(clientDataHash))
-        map.set(MakeCredentialKey.rp, rp.encoded)
-        map.set(MakeCredentialKey.user, user.encoded)
-        map.set(MakeCredentialKey.pubKeyCredParams, .array(pubKeyCredParams.map(\.encoded)))
-        if !excludeList.isEmpty { map.set(MakeCredentialKey.excludeList, .array(excludeList.map(\.encoded))) }
-        map.set(MakeCredentialKey.extensions, extensions.map { .map($0) })
-        if !options.isEmpty { map.set(MakeCredentialKey.options, .map(CBORMap(options.map { (.text($0.key), .bool($0.value)) }))) }
-        map.set(MakeCredentialKey.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
-        map.set(MakeCredentialKey.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
-        map.set(MakeCredentialKey.enterpriseAttestation, enterpriseAttestation)
-        return CBOREncoder.encode(.map(map))
+    /// The request body: the inverse of ``read(from:)``.
+    func write(to writer: inout CBORWriter) {
+        typealias Key = MakeCredentialKey
+        var map = writer.openMap()
+        writer.member(Key.clientDataHash, bytes: clientDataHash, of: &map)
+        writer.member(Key.rp, rp, of: &map)
+        writer.member(Key.user, user, of: &map)
+        writer.member(Key.pubKeyCredParams, array: pubKeyCredParams, of: &map) { $1.write(to: &$0) }
+        writer.member(Key.excludeList, array: excludeList, omitEmpty: true, of: &map) { $1.write(to: &$0) }
+        writer.member(Key.extensions, encoded: extensions, of: &map)
+        writer.member(Key.options, options: options, of: &map)
+        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
+        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
+        writer.member(Key.enterpriseAttestation, value: enterpriseAttestation, of: &map)
+        writer.close(map)
     }
 }

@@ -2,33 +2,33 @@ import CBOR
 
 /// What a command answers after the status byte.
 enum ResponseBody {
-    /// A CBOR tree, encoded canonically; nil is no CBOR at all (the status alone).
-    case value(CBORValue?)
-    /// An assertion, written member by member (``GetAssertionResponse/encode(into:)``): the
-    /// command a card answers most, kept off the tree.
+    /// The status alone, no CBOR.
+    case empty
+    /// An assertion, the answer a card gives most: written into the answer's buffer directly.
     case assertion(GetAssertionResponse)
-    /// CBOR already encoded (getInfo's kept answer).
+    /// CBOR already written (getInfo's kept answer, any other message).
     case encoded([UInt8])
 
-    /// The status alone.
-    static let empty = ResponseBody.value(nil)
+    /// A message's CBOR, or the status alone for none.
+    static func message(_ message: (some CTAPSerializable)?) -> ResponseBody {
+        message.map { .encoded($0.encoded()) } ?? .empty
+    }
 
-    /// About how many bytes ``encode(into:)`` writes (exact for an assertion without a user), so
-    /// the answer is allocated once.
+    /// About how many bytes ``write(to:)`` writes (exact for an assertion without a user), so the
+    /// answer is allocated once.
     var sizeHint: Int {
         switch self {
-        case .value: 0
+        case .empty: 0
         case .encoded(let bytes): bytes.count
         case .assertion(let response): response.credential.id.count + response.authData.count + response.signature.count + 32
         }
     }
 
-    func encode(into output: inout [UInt8]) {
+    func write(to writer: inout CBORWriter) {
         switch self {
-        case .value(let value?): CBOREncoder.encode(value, into: &output)
-        case .value(nil): break
-        case .assertion(let response): response.encode(into: &output)
-        case .encoded(let bytes): output.append(contentsOf: bytes)
+        case .empty: break
+        case .assertion(let response): response.write(to: &writer)
+        case .encoded(let bytes): writer.appendEncoded(bytes)
         }
     }
 }

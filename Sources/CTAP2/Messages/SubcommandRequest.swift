@@ -3,7 +3,7 @@ import FIDOWire
 
 /// The map keys of a command that takes a subcommand: authenticatorCredentialManagement and
 /// authenticatorConfig number them alike (CTAP 2.1 §6.8, §6.11).
-protocol SubcommandRequestKey: RawRepresentable where RawValue == Int {
+protocol SubcommandRequestKey: MemberKey, RawRepresentable, Equatable where RawValue == Int {
     static var subCommand: Self { get }
     static var subCommandParams: Self { get }
     static var pinUvAuthProtocol: Self { get }
@@ -14,46 +14,57 @@ extension CredentialManagementKey: SubcommandRequestKey {}
 extension ConfigKey: SubcommandRequestKey {}
 
 /// A subcommand request's parameters, read and type-checked: the subcommand number, its
-/// parameters (also as the bytes received, which the pinUvAuthParam covers), and the PIN/UV auth
-/// members.
+/// parameters as the bytes received (which the pinUvAuthParam covers, and which each subcommand
+/// reads for what it takes), and the PIN/UV auth members.
 struct SubcommandRequest<Key: SubcommandRequestKey>: Sendable, Equatable {
     /// The subCommand number as sent.
     var subCommand: UInt64
-    var subCommandParams: CBORMap?
-    /// subCommandParams as sent (nil for a request built in memory: then it is encoded).
-    var subCommandParamsBytes: [UInt8]? = nil
+    /// subCommandParams as sent: a map.
+    var subCommandParams: [UInt8]?
     var pinUvAuthProtocol: UInt64?
     var pinUvAuthParam: [UInt8]?
 }
 
 extension SubcommandRequest {
-    /// Reads the request body (the CBOR after the command byte).
-    init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        let request = try RequestMap<Key>(decoding: body)
-        subCommand = try request.requiredUnsigned(.subCommand)
-        subCommandParams = try request.map(.subCommandParams)
-        subCommandParamsBytes = request.encodedMember(.subCommandParams)
-        pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
-        pinUvAuthParam = try request.bytes(.pinUvAuthParam)
-    }
-
     /// `prefix` ‖ subCommand ‖ subCommandParams as received: what the pinUvAuthParam covers.
     /// Not re-encoded, which would differ for a platform that encodes non-canonically.
     func authenticatedMessage(after prefix: [UInt8]) -> [UInt8] {
-        var message = prefix + [UInt8(truncatingIfNeeded: subCommand)]
-        if let bytes = subCommandParamsBytes ?? subCommandParams.map({ CBOREncoder.encode(.map($0)) }) {
-            message += bytes
+        prefix + [UInt8(truncatingIfNeeded: subCommand)] + (subCommandParams ?? [])
+    }
+}
+
+extension SubcommandRequest: CTAPMessage {
+    /// Reads the request body (the CBOR after the command byte), members in any order.
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
+        var subCommand = Member<UInt64>.absent
+        var subCommandParams = Member<ArraySlice<UInt8>>.absent
+        var pinUvAuthProtocol = Member<UInt64>.absent
+        var pinUvAuthParam = Member<[UInt8]>.absent
+        while let key: Key = try members.next(&reader) {
+            switch key {
+            case .subCommand: subCommand = try reader.unsigned()
+            case .subCommandParams: subCommandParams = try reader.asSent()
+            case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
+            case .pinUvAuthParam: pinUvAuthParam = try reader.byteString()
+            default: _ = try reader.skipItem()
+            }
         }
-        return message
+        return Result { () throws(CTAPStatus) in
+            let subCommand = try subCommand.required()
+            let parameters = try subCommandParams.optional().map(Array.init)
+            return SubcommandRequest(subCommand: subCommand, subCommandParams: parameters,
+                                     pinUvAuthProtocol: try pinUvAuthProtocol.optional(), pinUvAuthParam: try pinUvAuthParam.optional())
+        }
     }
 
-    /// The request body: the inverse of ``init(decoding:)``.
-    func encoded() -> [UInt8] {
-        var map = CBORMap()
-        map.set(Key.subCommand, .unsigned(subCommand))
-        map.set(Key.subCommandParams, subCommandParams.map { .map($0) })
-        map.set(Key.pinUvAuthProtocol, pinUvAuthProtocol.map { .unsigned($0) })
-        map.set(Key.pinUvAuthParam, pinUvAuthParam.map { .bytes($0) })
-        return CBOREncoder.encode(.map(map))
+    /// The request body: the inverse of ``read(from:)``.
+    func write(to writer: inout CBORWriter) {
+        var map = writer.openMap()
+        writer.member(Key.subCommand, unsigned: subCommand, of: &map)
+        writer.member(Key.subCommandParams, encoded: subCommandParams, of: &map)
+        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
+        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
+        writer.close(map)
     }
 }

@@ -30,8 +30,10 @@ import FIDOWire
 // a CTAP2_OK body one canonical CBOR map, never CTAP2_OK to an unknown command; a failed write
 // answers CTAP1_ERR_OTHER; after every request the card's memory is what was made durable, and
 // at the end it keeps its invariants; the same input gives the same responses twice
-// (`shouldCheckDeterminism`); a getAssertion request that the tree-free reading answers is
-// read the same by the CBOR tree (`checkCommonShapeReading`).
+// (`shouldCheckDeterminism`); every request is read by the card's pull reader exactly as a CBOR
+// tree reads it (`TreeReading`, Tests/CTAP2Tests/Support): the same request or the same status,
+// and inside it the same extension inputs, hmac-secret salts and subCommandParams (every input in
+// the corpus check, one in four while fuzzing: `shouldCheckReading`).
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzCTAP2Initialize(_ argc: UnsafeMutablePointer<Int32>?,
@@ -44,9 +46,9 @@ public func fuzzCTAP2Initialize(_ argc: UnsafeMutablePointer<Int32>?,
 public func fuzzCTAP2TestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = fuzzBytes(data, size)
     guard let selector = input.first else { return 0 }
-    let responses = runRequests(selector: selector, program: input.dropFirst())
+    let responses = runRequests(selector: selector, program: input.dropFirst(), checkingReading: shouldCheckReading(input))
     if shouldCheckDeterminism(input) {
-        let again = runRequests(selector: selector, program: input.dropFirst())
+        let again = runRequests(selector: selector, program: input.dropFirst(), checkingReading: false)
         fuzzCheck(again == responses, "the same requests gave different responses")
     }
     return 0
@@ -57,7 +59,7 @@ public func fuzzCTAP2TestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
 private let maximumOperations = 16
 private let expensiveBudget = 4
 
-private func runRequests(selector: UInt8, program: ArraySlice<UInt8>) -> [[UInt8]] {
+private func runRequests(selector: UInt8, program: ArraySlice<UInt8>, checkingReading: Bool) -> [[UInt8]] {
     let start = ctap2Start(selector: selector)
     fuzzTrace("--- the input, from baseline \(start.card.state.profile.name)")
     var card = start.card
@@ -86,7 +88,7 @@ private func runRequests(selector: UInt8, program: ArraySlice<UInt8>) -> [[UInt8
             card.failNextWrite = true
             continue
         }
-        if request.first == CTAPCommand.getAssertion.rawValue { checkCommonShapeReading(request.dropFirst()) }
+        if checkingReading { checkReading(request, profile: card.state.profile) }
         let exchange = card.ctap(request)
         let body = checkCTAPResponse(exchange.response, to: request)
         if exchange.failedWrite != nil {
@@ -101,9 +103,8 @@ private func runRequests(selector: UInt8, program: ArraySlice<UInt8>) -> [[UInt8
     return responses
 }
 
-/// getAssertion's common-shape reading (no CBOR tree) must be the tree's reading wherever it answers.
-private func checkCommonShapeReading(_ body: ArraySlice<UInt8>) {
-    guard let direct = GetAssertionRequest(commonShape: body) else { return }
-    let tree = Result { () throws(CTAPStatus) in try GetAssertionRequest(decodingTree: body) }
-    fuzzCheck(tree == .success(direct), "the common-shape reading of \(fuzzHex(Array(body))) differs from the tree's: \(tree)")
+/// The card's reading of a request must be the tree's.
+private func checkReading(_ request: [UInt8], profile: CardProfile) {
+    guard let difference = TreeReading.disagreement(request, profile: profile) else { return }
+    fuzzCheck(false, "the reading of \(fuzzHex(request)) differs from the tree's: \(difference)")
 }

@@ -123,6 +123,13 @@ func shouldCheckRecovery(_ input: [UInt8]) -> Bool {
     determinismSetting == "1" || (inputHash(input) >> 4) % 4 == 0
 }
 
+/// Whether the ctap2 target holds every request's reading to the tree's (a second reading of
+/// each request, through a tree, costs a fifth of an input): every input with
+/// ARCULUS_FUZZ_DETERMINISM=1, else one in four.
+func shouldCheckReading(_ input: [UInt8]) -> Bool {
+    determinismSetting == "1" || (inputHash(input) >> 8) % 4 == 0
+}
+
 /// Whether the vpcd target formats the input's exchanges with the `--verbose` trace formatter
 /// (a fifth of an input's cost): every input with ARCULUS_FUZZ_DETERMINISM=1, else one in four.
 func shouldFormatTrace(_ input: [UInt8]) -> Bool {
