@@ -69,6 +69,7 @@ public final class CardControl {
     /// Returns what `pick` took from the effect.
     private func fire<Value>(in command: CardCommand, _ pick: (FaultEffect) -> Value?,
                              detail: (Value) -> String) -> Value? {
+        guard !faults.isEmpty else { return nil }
         for index in faults.indices where faults[index].fault.scope.matches(command) {
             guard let value = pick(faults[index].fault.effect) else { continue }
             acted(at: index, in: command, detail: detail(value))
@@ -93,7 +94,9 @@ public final class CardControl {
 
     /// The faults that act inside a command, as the card model takes them in its environment.
     public var armed: ArmedFaults {
-        ArmedFaults(faults.compactMap { injected in
+        // Most cards run with no fault at all: no array to build, per command.
+        guard !faults.isEmpty else { return ArmedFaults() }
+        return ArmedFaults(faults.compactMap { injected in
             let fault = injected.fault
             // A fault on one exact APDU answers before the card reads it (answerInstead(ofAPDU:)).
             if case .command(.apdu) = fault.scope { return nil }
@@ -106,6 +109,7 @@ public final class CardControl {
     /// The card model's acts of ``armed`` faults (``CardAction``), in order: each is counted,
     /// retired if one-shot, logged and reported, as if the fault had acted here.
     public func record(_ acts: [FaultAct]) {
+        guard !acts.isEmpty else { return }
         for act in acts {
             // A fault removed while its command ran (a test's userPresence closure can) is gone
             // from the log too.
