@@ -97,7 +97,7 @@ extension CBORReader {
             for _ in 0..<count {
                 let start = position
                 let key = try value()
-                try addKey(from: start, to: &keys)
+                if checksMapKeys { try addKey(from: start, to: &keys) }
                 entries.append(CBORMap.Entry(key: key, value: try value()))
             }
             endContainer()

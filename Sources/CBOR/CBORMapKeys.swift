@@ -46,7 +46,7 @@ public struct CBORMapKeys: Sendable {
     /// The keys between the map's head and `end`, read again (they were read and checked once:
     /// the reader that reads them again checks no maps inside them for repeated keys).
     private func earlierKeys(before end: Int, in input: ArraySlice<UInt8>) -> Set<ArraySlice<UInt8>> {
-        var reader = CBORReader(input[firstKey..<end], maximumDepth: .max, checksSkippedKeys: false)
+        var reader = CBORReader(input[firstKey..<end], maximumDepth: .max, checksMapKeys: false)
         var keys = Set<ArraySlice<UInt8>>()
         while !reader.isAtEnd {
             guard let key = try? reader.skipItem(), (try? reader.skipItem()) != nil else { break }
@@ -56,9 +56,15 @@ public struct CBORMapKeys: Sendable {
     }
 
     /// A key as it compares: its bytes, or for an array or a map its canonical encoding.
+    ///
+    /// The key was read whole and checked once, so its tree is read again without checking the
+    /// keys of the maps inside it: checking them would normalise each key nested in a key once
+    /// more per level around it: twice the work per level of nesting, 2⁸ times at the decoder's
+    /// depth cap.
     private static func normalised(_ key: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        guard let initial = key.first, initial >> 5 == 4 || initial >> 5 == 5,
-              let value = try? CBORDecoder.decode(key, maximumDepth: .max) else { return key }
+        guard let initial = key.first, initial >> 5 == 4 || initial >> 5 == 5 else { return key }
+        var reader = CBORReader(key, maximumDepth: .max, checksMapKeys: false)
+        guard let value = try? reader.value() else { return key }
         return CBOREncoder.encode(value)[...]
     }
 }

@@ -25,20 +25,20 @@ public struct CBORReader: Sendable {
     public let maximumDepth: Int
     /// How many arrays and maps are open around the next token.
     private var depth = 0
-    /// Whether skipped maps are checked for a key sent twice (off only to read again bytes
-    /// already read, see ``CBORMapKeys``).
-    private let checksSkippedKeys: Bool
+    /// Whether maps, read or skipped, are checked for a key sent twice (off only to read again
+    /// bytes already read and checked, see ``CBORMapKeys``).
+    let checksMapKeys: Bool
 
     /// A reader at the start of `input`.
     public init(_ input: ArraySlice<UInt8>, maximumDepth: Int = CBORDecoder.defaultMaximumDepth) {
-        self.init(input, maximumDepth: maximumDepth, checksSkippedKeys: true)
+        self.init(input, maximumDepth: maximumDepth, checksMapKeys: true)
     }
 
-    init(_ input: ArraySlice<UInt8>, maximumDepth: Int, checksSkippedKeys: Bool) {
+    init(_ input: ArraySlice<UInt8>, maximumDepth: Int, checksMapKeys: Bool) {
         self.input = input
         position = input.startIndex
         self.maximumDepth = maximumDepth
-        self.checksSkippedKeys = checksSkippedKeys
+        self.checksMapKeys = checksMapKeys
     }
 
     /// Whether every byte was read.
@@ -122,7 +122,7 @@ public struct CBORReader: Sendable {
         case .map(let count):
             var keys = startMapKeys()
             for _ in 0..<count {
-                if checksSkippedKeys { _ = try mapKey(&keys) } else { try skip(restOf: try next()) }
+                if checksMapKeys { _ = try mapKey(&keys) } else { try skip(restOf: try next()) }
                 try skip(restOf: try next())
             }
             endContainer()

@@ -137,6 +137,10 @@ struct CBORDecoderTests {
         // Reported as soon as the repeated key is read, before its (truncated) value.
         ErrorCase("a2 01 00 01", .duplicateMapKey),
         ErrorCase("a1 00 a2 05 05 05 05", .duplicateMapKey),
+        // Keys that are maps keyed by maps, the same members in another order: one key. Read
+        // again to compare, a key's inner maps are not checked twice, but were checked once:
+        ErrorCase("a2 a1 a2 00 00 01 00 00 00 a1 a2 01 00 00 00 00 01", .duplicateMapKey),
+        ErrorCase("a1 a1 a2 00 00 00 00 00 00", .duplicateMapKey),
     ]
 
     @Test("trailing bytes", arguments: trailingBytesCases)
