@@ -19,7 +19,7 @@ public struct CBORMapKeys: Sendable {
     /// Where the last key lies while the keys came in canonical order.
     private var last: Range<Int>?
     /// Every key so far, once one came out of order.
-    private var seen: Set<ArraySlice<UInt8>>?
+    private var seen: Seen?
 
     init(firstKey: Int) {
         self.firstKey = firstKey
@@ -40,17 +40,17 @@ public struct CBORMapKeys: Sendable {
             seen = earlierKeys(before: key.lowerBound, in: input)
             last = nil
         }
-        guard seen!.insert(Self.normalised(input[key])).inserted else { throw .duplicateMapKey }
+        guard seen!.insert(Self.normalised(input[key])) else { throw .duplicateMapKey }
     }
 
     /// The keys between the map's head and `end`, read again (they were read and checked once:
     /// the reader that reads them again checks no maps inside them for repeated keys).
-    private func earlierKeys(before end: Int, in input: ArraySlice<UInt8>) -> Set<ArraySlice<UInt8>> {
+    private func earlierKeys(before end: Int, in input: ArraySlice<UInt8>) -> Seen {
         var reader = CBORReader(input[firstKey..<end], maximumDepth: .max, checksMapKeys: false)
-        var keys = Set<ArraySlice<UInt8>>()
+        var keys = Seen.list([])
         while !reader.isAtEnd {
             guard let key = try? reader.skipItem(), (try? reader.skipItem()) != nil else { break }
-            keys.insert(Self.normalised(key))
+            _ = keys.insert(Self.normalised(key))
         }
         return keys
     }
@@ -66,5 +66,34 @@ public struct CBORMapKeys: Sendable {
         var reader = CBORReader(key, maximumDepth: .max, checksMapKeys: false)
         guard let value = try? reader.value() else { return key }
         return CBOREncoder.encode(value)[...]
+    }
+}
+
+extension CBORMapKeys {
+    /// The keys of a map whose keys came out of order: the first few in a list searched from the
+    /// start (cheaper than hashing for maps as small as CTAP's), more in a set.
+    private enum Seen: Sendable {
+        case list([ArraySlice<UInt8>])
+        case set(Set<ArraySlice<UInt8>>)
+
+        /// The most keys kept in a list.
+        static let listLimit = 16
+
+        /// Adds `key`; false when the map already had it.
+        mutating func insert(_ key: ArraySlice<UInt8>) -> Bool {
+            switch self {
+            case .list(var keys):
+                if keys.contains(key) { return false }
+                self = .list([])  // so that `keys` is the only reference and grows in place
+                keys.append(key)
+                self = keys.count > Self.listLimit ? .set(Set(keys)) : .list(keys)
+                return true
+            case .set(var keys):
+                self = .list([])
+                let inserted = keys.insert(key).inserted
+                self = .set(keys)
+                return inserted
+            }
+        }
     }
 }
