@@ -131,12 +131,24 @@ class FlowServedCard(interop.ServedCard):
     def assert_ours(self):
         """Sends a SELECT of a random AID through pcscd and looks for it in this card's trace: the
         card in the reader is this process's, not a stray one on the same slot."""
+        from smartcard.Exceptions import CardConnectionException
+
         probe = secrets.token_bytes(8)
-        connection = self.connection()
-        try:
-            connection.transmit([0x00, 0xA4, 0x04, 0x00, 0x08, *probe, 0x00])
-        finally:
-            connection.disconnect()
+        # Right after a card appears pcscd may still be powering it, and a transmit then fails
+        # (SCARD_E_NOT_TRANSACTED, seen once in a CI run's flows): a new connection gets the
+        # powered card. Only the set-up's own SELECT is tried again; what a test sends is not.
+        deadline = time.monotonic() + 5
+        while True:
+            connection = self.connection()
+            try:
+                connection.transmit([0x00, 0xA4, 0x04, 0x00, 0x08, *probe, 0x00])
+                break
+            except CardConnectionException:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+            finally:
+                connection.disconnect()
         needle = " ".join(f"{b:02X}" for b in probe)
         deadline = time.monotonic() + 3
         while time.monotonic() < deadline:
