@@ -44,17 +44,14 @@ public struct NFCCTAPChannel {
     /// (status byte + CBOR), after command chaining, response chaining and polling.
     public func sendCTAPMessage(_ message: [UInt8]) throws(CTAPClientError) -> [UInt8] {
         guard !message.isEmpty else { throw .invalidArgument("an empty CTAP message") }
-        var offset = 0
-        while message.count - offset > maximumPieceSize {
-            let piece = Array(message[offset..<(offset + maximumPieceSize)])
-            let (_, word) = try exchange([0x90, 0x10, 0x80, 0x00, UInt8(piece.count)] + piece)
+        let apdus = NFCFraming.apdus(message, pieceSize: maximumPieceSize)
+        for piece in apdus.dropLast() {
+            let (_, word) = try exchange(piece)
             guard word == 0x9000 else {
                 throw .unexpectedStatusWord(word, during: "a chained NFCCTAP_MSG piece")
             }
-            offset += maximumPieceSize
         }
-        let last = Array(message[offset...])
-        var (data, word) = try exchange([0x80, 0x10, 0x80, 0x00, UInt8(last.count)] + last + [0x00])
+        var (data, word) = try exchange(apdus[apdus.count - 1])
         if word == 0x9100 {
             (data, word) = try poll(firstStatus: data.first)
         }

@@ -1,4 +1,5 @@
 import CBOR
+import CTAPClient
 import FIDOWire
 
 /// Fixed APDUs of the ISO 7816 entries.

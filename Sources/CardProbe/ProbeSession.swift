@@ -1,4 +1,5 @@
 import CBOR
+import CTAPClient
 import FIDOWire
 import JSONSupport
 

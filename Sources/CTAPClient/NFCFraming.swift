@@ -2,10 +2,10 @@ import FIDOWire
 
 /// The command APDUs that carry one CTAP message in NFCCTAP_MSG (CTAP 2.1 §11.3.5): short APDUs,
 /// pieces of at most `pieceSize` bytes with the chaining bit (CLA `90`) on all but the last,
-/// which ends with Le `00`.
-enum NFCFraming {
-    static func apdus(_ message: [UInt8], p1: UInt8 = NFCBinding.messageSupportsGetResponse,
-                      pieceSize: Int = 255) -> [[UInt8]] {
+/// which ends with Le `00`. The client's channel sends these; the probe sends and records them.
+public enum NFCFraming {
+    public static func apdus(_ message: [UInt8], p1: UInt8 = NFCBinding.messageSupportsGetResponse,
+                             pieceSize: Int = 255) -> [[UInt8]] {
         let ins = FIDOInstruction.nfcctapMessage.rawValue
         var apdus: [[UInt8]] = []
         var offset = 0
