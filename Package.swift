@@ -61,7 +61,8 @@ let package = Package(
         .target(name: "ArculusFidoSDKFramework", dependencies: ["ArculusSDK", "ArculusCard", "CTAPClient", "PCSC", "FIDOWire"]),
         // The probe: a fixed battery sent to any card, answers kept as a fingerprint; host side only.
         .target(name: "CardProbe", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport", "POSIXSupport"]),
-        .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "FIDOWire", "POSIXSupport", "JSONSupport"]),
+        .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport",
+                                                     "JSONSupport"]),
         .executableTarget(
             name: "arculus-card",
             dependencies: [
@@ -93,7 +94,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["arculus-card"]),
         .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
                                                           "JSONSupport"]),
-        .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "CTAP2", "CBOR", "FIDOWire", "TestSupport"]),
         .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire", "TestSupport"]),
         .testTarget(
             name: "RobustnessTests",
