@@ -152,14 +152,17 @@ public struct CardBehaviour: Sendable, Equatable {
 public struct CardDepartures: Sendable, Equatable {
     /// SELECT of the FIDO AID followed by more bytes selects the applet.
     public var longerAIDSelects = false
-    /// A short response carries up to `responseChunk` bytes whatever Le asks for.
+    /// The first part of a short response carries up to `responseChunk` bytes whatever Le asks
+    /// for (GET RESPONSE still honours Le).
     public var exceedsLe = false
-    /// A pinUvAuthToken stays valid after a newer one was issued.
+    /// A pinUvAuthToken stays valid after a newer one was issued: the token value is kept, its
+    /// permissions and RP are the newer one's.
     public var oldTokenStaysValid = false
     /// Permissions for features the card lacks (`be`, `lbw` without large blobs, `acfg` without
     /// authenticatorConfig) are granted.
     public var grantsUnsupportedPermissions = false
-    /// clientPIN setPIN, changePIN and getPinToken check the PIN state before their mandatory members.
+    /// clientPIN changePIN, getPinToken and getPinUvAuthTokenUsingPinWithPermissions answer
+    /// PIN_NOT_SET on a card without a PIN before checking their mandatory members.
     public var pinStateBeforeMembers = false
     /// clientPIN getPINRetries demands pinUvAuthProtocol.
     public var pinRetriesNeedProtocol = false
