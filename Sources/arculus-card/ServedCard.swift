@@ -33,6 +33,9 @@ struct ServedCard {
         let card = try cardOptions.open(frontOptions: CardFront.Options(busyFirst: options.busyFirst))
         card.timing = options.timing
         card.control.onFaultInjected = { Console.error("! \($0)") }
+        // A change the image could not store (the card answered CTAP1_ERR_OTHER), or a compaction
+        // that failed after one it did: each with the failing call and its error.
+        card.onWriteFailure = { Console.error("arculus-card serve: \($0)") }
         var name = "\(card.profile.name) card" + (cardOptions.imagePath.map { " from \($0)" } ?? " (in memory)")
         guard let recordPath = options.record else {
             (readerCard, emulated, standIn, recorder, self.name) = (card, card, nil, nil, name)
