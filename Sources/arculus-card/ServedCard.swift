@@ -44,9 +44,16 @@ struct ServedCard {
         let profileReference = options.card.profileArgument.map { argument in
             CardProfile.builtInNames.contains(argument) ? argument : Transcript.relativePath(of: argument, fromFolderOf: recordPath)
         }
-        let transcriptRecorder = try TranscriptRecorder(
-            card: card, profile: profileReference, image: imageReference,
-            source: "arculus-card serve via vpcd (\(options.endpoint))", recordingTo: recordPath, fileMode: .appendSession)
+        let transcriptRecorder: TranscriptRecorder
+        do {
+            transcriptRecorder = try TranscriptRecorder(
+                card: card, profile: profileReference, image: imageReference,
+                source: "arculus-card serve via vpcd (\(options.endpoint))", recordingTo: recordPath, fileMode: .appendSession)
+        } catch {
+            // A card image this serve just made is not left behind by a serve that does not run.
+            if let image = card.storage as? CardImageFile, image.isNew { image.removeImage() }
+            throw error
+        }
         name += ", recording to \(recordPath) (session \(transcriptRecorder.file?.session ?? 1))"
         (readerCard, emulated, standIn, recorder, self.name) = (transcriptRecorder, card, nil, transcriptRecorder, name)
     }

@@ -45,6 +45,9 @@ public final class CardImageFile: CardStorage {
     public let location: String
     /// Journal bytes beyond which the image is compacted (at least the snapshot's size).
     public var compactionThreshold = 64 * 1024
+    /// Whether this open created the file (nothing was at the path): a caller whose set-up then
+    /// fails removes it again (``removeImage()``).
+    public let isNew: Bool
 
     private let fileSystem: CardImageFileSystem
     /// The image, open for reading and writing, and locked.
@@ -81,6 +84,7 @@ public final class CardImageFile: CardStorage {
         descriptor = opened.descriptor
         identity = opened.status.identity
         createdEmpty = opened.created
+        isNew = opened.created
         removeStaleTemporaries()
     }
 

@@ -17,7 +17,13 @@ extension CardImageFormat {
     /// byte a bounded number of times, hashing at most twice: linear in the tail's length.
     static func tail(of bytes: [UInt8], at offset: Int, version: UInt8, afterSnapshot: Bool) -> Tail {
         let count = bytes.count - offset
-        let keep = "; truncating the file to \(offset) bytes keeps every record before it"
+        // What to do: drop the bad part and keep the records before it (none before the snapshot).
+        let keep = afterSnapshot ? "; truncating the file to \(offset) bytes keeps every record before it" : ""
+        // The image ends in a whole record: if it starts here, only its leading length is wrong.
+        let whole = startOfWholeRecord(endingWith: bytes, notBefore: offset, version: version)
+        if whole == offset {
+            return .damaged("the length field of the record at byte \(offset) is damaged" + keep)
+        }
         // The record's last byte was written (an append cut short never has it): damage.
         if count >= recordHeaderLength {
             let length = lengthField(in: bytes, at: offset)
@@ -30,13 +36,12 @@ extension CardImageFormat {
                 } else {
                     "fails its checksum"
                 }
-                return .damaged("the record at byte \(offset) \(what)" + (afterSnapshot ? keep : ""))
+                return .damaged("the record at byte \(offset) \(what)" + keep)
             }
         }
-        // The image ends in a whole record that starts here or later: the length before it is damaged.
-        if let start = startOfWholeRecord(endingWith: bytes, notBefore: offset, version: version) {
-            return .damaged(start == offset ? "the length field of the record at byte \(offset) is damaged" + keep
-                                            : "the record at byte \(offset) is damaged, and a whole record follows at byte \(start)" + keep)
+        // A whole record further on: the record here is damaged, whatever its length says.
+        if let whole {
+            return .damaged("the record at byte \(offset) is damaged, and a whole record follows at byte \(whole)" + keep)
         }
         // Only a snapshot can stand here, and a snapshot is never appended: the caller says none is complete.
         guard afterSnapshot else { return .torn }
