@@ -90,6 +90,9 @@ final class RecordingFileSystem: CardImageFileSystem {
     /// Files written since their last fsync or fdatasync.
     private(set) var unsynced: Set<String> = []
     var fault: Fault?
+    /// Runs just before each `flock`, with the file's name: where a test puts what another
+    /// process does between an opener's `open` and its lock.
+    var beforeLock: ((String) -> Void)?
     private var names: [Int32: String] = [:]
 
     /// Forgets the calls logged so far.
@@ -151,6 +154,7 @@ final class RecordingFileSystem: CardImageFileSystem {
     }
 
     func tryLock(_ descriptor: Int32) throws(SystemCallError) -> Bool {
+        beforeLock?(names[descriptor] ?? "?")
         try record(.lock(names[descriptor] ?? "?"))
         return try real.tryLock(descriptor)
     }
