@@ -65,9 +65,11 @@ public final class ReplayCard: TranscriptCard {
             throw ReplaySetupError("cannot copy the card image \(imagePath): \(error.localizedDescription)")
         }
         do {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: imagePath))
+            guard let bytes = try CardImageFile.contents(ofImageAt: imagePath) else {
+                throw ReplaySetupError("cannot copy the card image \(imagePath): there is no such file")
+            }
             do {
-                try NewFile.replace(copy, with: Array(bytes), mode: 0o600, durable: false)
+                try NewFile.replace(copy, with: bytes, mode: 0o600, durable: false)
             } catch {
                 throw ReplaySetupError("cannot copy the card image \(imagePath): \(error)")
             }
@@ -76,7 +78,7 @@ public final class ReplayCard: TranscriptCard {
             throw failure
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
-            throw ReplaySetupError("cannot copy the card image \(imagePath): \(error.localizedDescription)")
+            throw ReplaySetupError("cannot copy the card image \(imagePath): \(error)")
         }
         do {
             card = try VirtualCard(imageAt: copy, profile: chosenProfile, frontOptions: front, entropy: entropy)

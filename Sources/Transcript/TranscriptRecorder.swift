@@ -191,9 +191,10 @@ public final class TranscriptRecorder: TranscriptCard {
         // Owner-only, as card images are, and never written through a link at its name.
         let bytes: [UInt8]
         do {
-            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: imagePath)))
+            // Only a card image is copied: never a device or a foreign file read without end.
+            bytes = try CardImageFile.contents(ofImageAt: imagePath) ?? []
         } catch {
-            throw TranscriptFileError(path: transcriptPath, reason: "cannot read the card image \(imagePath): \(error.localizedDescription)")
+            throw TranscriptFileError(path: transcriptPath, reason: "cannot copy the card image: \(error)")
         }
         do {
             try NewFile.replace(snapshot, with: bytes, mode: 0o600)

@@ -104,6 +104,38 @@ public final class CardImageFile: CardStorage {
         try? fileSystem.fsyncDirectory(NewFile.directory(of: location))
     }
 
+    /// The bytes of the card image at `path`, for a copy (a transcript's `FILE.image`, a replay's
+    /// scratch card): read-only and without the lock, so another process may be writing it. The
+    /// same checks as an open: a regular file (a link is followed), at most
+    /// ``CardImageFormat/maximumImageLength``, empty or starting with the magic of a version
+    /// this build reads; nil when nothing is at `path`.
+    public static func contents(ofImageAt path: String) throws(CardImageError) -> [UInt8]? {
+        func fail(_ reason: CardImageError.Reason) -> CardImageError { CardImageError(path: path, reason: reason) }
+        let descriptor = systemOpen(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw fail(.io("cannot open it: \(SystemCallError("open"))"))
+        }
+        defer { _ = systemClose(descriptor) }
+        let bytes: [UInt8]
+        do {
+            let status = try POSIX.status(of: descriptor)
+            guard status.kind == .regularFile else { throw fail(.notARegularFile(status.kind.rawValue)) }
+            guard status.size <= CardImageFormat.maximumImageLength else { throw fail(.tooLarge(status.size)) }
+            bytes = try POSIX.pread(descriptor, upTo: status.size, at: 0)
+        } catch let failure as CardImageError {
+            throw failure
+        } catch {
+            throw fail(.io("cannot read it: \(error)"))
+        }
+        if !bytes.isEmpty {
+            guard bytes.count >= CardImageFormat.headerLength, bytes.starts(with: CardImageFormat.magic) else { throw fail(.notACardImage) }
+            let version = bytes[CardImageFormat.magic.count]
+            guard CardImageFormat.readableVersions.contains(version) else { throw fail(.unsupportedVersion(version)) }
+        }
+        return bytes
+    }
+
     // MARK: - CardStorage
 
     public func load() throws(CardImageError) -> CardState? {
@@ -418,3 +450,7 @@ public final class CardImageFile: CardStorage {
         try? fileSystem.fdatasync(descriptor)
     }
 }
+
+// The C calls whose names the class's own methods hide.
+private func systemOpen(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
+private func systemClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
