@@ -120,19 +120,14 @@ public final class CardImageFile: CardStorage {
         let bytes: [UInt8]
         do {
             let status = try POSIX.status(of: descriptor)
-            guard status.kind == .regularFile else { throw fail(.notARegularFile(status.kind.rawValue)) }
-            guard status.size <= CardImageFormat.maximumImageLength else { throw fail(.tooLarge(status.size)) }
+            if let problem = problem(of: status) { throw fail(problem) }
             bytes = try POSIX.pread(descriptor, upTo: status.size, at: 0)
         } catch let failure as CardImageError {
             throw failure
         } catch {
             throw fail(.io("cannot read it: \(error)"))
         }
-        if !bytes.isEmpty {
-            guard bytes.count >= CardImageFormat.headerLength, bytes.starts(with: CardImageFormat.magic) else { throw fail(.notACardImage) }
-            let version = bytes[CardImageFormat.magic.count]
-            guard CardImageFormat.readableVersions.contains(version) else { throw fail(.unsupportedVersion(version)) }
-        }
+        if let problem = CardImageFormat.headerProblem(bytes.prefix(CardImageFormat.headerLength)) { throw fail(problem) }
         return bytes
     }
 
@@ -369,8 +364,7 @@ public final class CardImageFile: CardStorage {
         let header: [UInt8]
         do {
             status = try fileSystem.status(of: descriptor)
-            guard status.kind == .regularFile else { throw giveUp(.notARegularFile(status.kind.rawValue)) }
-            guard status.size <= CardImageFormat.maximumImageLength else { throw giveUp(.tooLarge(status.size)) }
+            if let problem = problem(of: status) { throw giveUp(problem) }
             header = try fileSystem.pread(descriptor, upTo: CardImageFormat.headerLength, at: 0)
         } catch let failure as CardImageError {
             throw failure
@@ -378,15 +372,15 @@ public final class CardImageFile: CardStorage {
             throw giveUp(.io("cannot read it: \(error)"))
         }
         // Nothing is locked or written before the file is known to be a card image (or empty).
-        if !header.isEmpty {
-            guard header.count == CardImageFormat.headerLength, Array(header.prefix(CardImageFormat.magic.count)) == CardImageFormat.magic else {
-                throw giveUp(.notACardImage)
-            }
-            guard CardImageFormat.readableVersions.contains(header[CardImageFormat.magic.count]) else {
-                throw giveUp(.unsupportedVersion(header[CardImageFormat.magic.count]))
-            }
-        }
+        if let problem = CardImageFormat.headerProblem(header) { throw giveUp(problem) }
         return Opened(descriptor: descriptor, location: location, status: status, created: created)
+    }
+
+    /// Why the file `status` describes cannot be a card image (a device, too large), if it cannot.
+    private static func problem(of status: FileStatus) -> CardImageError.Reason? {
+        guard status.kind == .regularFile else { return .notARegularFile(status.kind.rawValue) }
+        guard status.size <= CardImageFormat.maximumImageLength else { return .tooLarge(status.size) }
+        return nil
     }
 
     /// Why a new image cannot be made in `directory`, in words a person can act on.

@@ -126,6 +126,15 @@ public enum CardImageFormat {
 
     // MARK: - Decoding
 
+    /// Why a file starting with `header` (its first ``headerLength`` bytes, or all of a shorter
+    /// file) is not a card image this build reads; nil for an image, or an empty file.
+    static func headerProblem(_ header: some Collection<UInt8>) -> CardImageError.Reason? {
+        guard !header.isEmpty else { return nil }
+        guard header.count >= headerLength, header.starts(with: magic) else { return .notACardImage }
+        let version = header[header.index(header.startIndex, offsetBy: magic.count)]
+        return readableVersions.contains(version) ? nil : .unsupportedVersion(version)
+    }
+
     /// A decoded image: the state after every valid record, and where the valid records end.
     struct Decoded {
         var state: CardState
@@ -151,9 +160,8 @@ public enum CardImageFormat {
     static func decode(_ bytes: [UInt8], path: String) throws(CardImageError) -> Decoded {
         func fail(_ reason: CardImageError.Reason) -> CardImageError { CardImageError(path: path, reason: reason) }
         guard !bytes.isEmpty else { throw fail(.damaged("the file is empty")) }
-        guard bytes.count >= headerLength, Array(bytes[0..<magic.count]) == magic else { throw fail(.notACardImage) }
+        if let problem = headerProblem(bytes.prefix(headerLength)) { throw fail(problem) }
         let version = bytes[magic.count]
-        guard readableVersions.contains(version) else { throw fail(.unsupportedVersion(version)) }
         guard bytes.count <= maximumImageLength else { throw fail(.tooLarge(bytes.count)) }
         var offset = headerLength
         var state: CardState?
