@@ -2,13 +2,27 @@
 # Sets up what is missing and runs every test: the Swift unit tests, then the interop tests in
 # which python-fido2 and opensc-tool reach the emulated card through real pcscd + vpcd, the flows
 # (the seeds' own Swift code among them), then python-fido2's own device suite against every
-# built-in profile.
+# built-in profile, and last the line coverage of every module over all of it.
 set -euo pipefail
 cd "$(dirname "$0")"
 ./setup.sh --tests
-swift build --build-tests
-swift test --skip-build
-export ARCULUS_CARD="$(swift build --show-bin-path)/arculus-card"
+# One build, instrumented for line coverage, in a folder of its own (a plain `swift build` keeps
+# .build/debug): every process below — the Swift suite, each arculus-card a test starts, as any
+# user and in any namespace — adds its counters to $profiles, and Tests/coverage.py reports them
+# per module at the end.
+build=(--scratch-path .build/coverage --enable-code-coverage)
+swift build --build-tests "${build[@]}"
+bin="$(swift build "${build[@]}" --show-bin-path)"
+profiles=.build/coverage/profiles
+rm -rf "$profiles" "$bin/codecov"
+mkdir -p "$profiles"
+chmod 1777 "$profiles"   # serve and ctl also run as nobody in the control-socket tests
+# One file per process id (%p; a process that reuses an id merges into its file, %m): a process
+# killed while it writes spoils only its own file, which coverage.py leaves out and counts; one
+# pool shared by all would lose every process merged into it.
+export LLVM_PROFILE_FILE="$PWD/$profiles/cli-%p-%m.profraw"
+swift test --skip-build "${build[@]}"
+export ARCULUS_CARD="$bin/arculus-card"
 # The seed's own Swift code (Tests/Seed), built against the SDK for Tests/Flows/test_seed_code.py.
 # Without the seed text on this machine (../shared/seeds) those tests skip, and this says so.
 seed_status=0
@@ -27,3 +41,4 @@ python3 -m pytest -v Tests/Flows
 # python-fido2's device suite (tests/device of the pinned fido2 sdist), unmodified, on every
 # built-in profile, each on a private pcscd; fails on any failed or errored test.
 Tests/DeviceSuite/run.sh
+python3 Tests/coverage.py --build "$bin" --profiles "$profiles" --markdown "$profiles/coverage.md"

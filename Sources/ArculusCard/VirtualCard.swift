@@ -35,9 +35,10 @@ public final class VirtualCard {
     /// The card's clock, read for every input (the machine's monotonic clock unless the card was
     /// made with another); a test can replace it to move time on.
     public var clock: () -> CardInstant
-    /// Every write that failed, oldest first (the last 100): which write and why.
+    /// Every write that failed, oldest first (the last 100): which write and why; also each
+    /// compaction that failed after its change was stored (``CardWriteFailure/changeKept``).
     public private(set) var writeFailures: [CardWriteFailure] = []
-    /// Called each time a write fails (`arculus-card serve` prints it).
+    /// Called each time a write or a compaction fails (`arculus-card serve` and `image` print it).
     public var onWriteFailure: ((CardWriteFailure) -> Void)?
 
     /// A card over any storage; `profile` is used when the storage is blank. `entropy: .seeded(…)`
@@ -70,8 +71,10 @@ public final class VirtualCard {
     }
 
     /// The card whose image is at `path`, created from `profile` (default: the FIDO 2.1 card) if
-    /// the file does not exist. Passing a profile for an existing image checks that it matches;
-    /// passing nil takes the image's own profile. The image stays locked while the card exists.
+    /// the file does not exist or is empty. Passing a profile for an existing image checks that it
+    /// matches; passing nil takes the image's own profile. The image stays locked while the card
+    /// exists (``CardImageFile`` says what is refused: a file that is not a card image, one this
+    /// process cannot write, one in use).
     public convenience init(imageAt path: String, profile: CardProfile? = nil, frontOptions: CardFront.Options = .init(),
                             entropy: CardEntropy = .system, clock: @escaping () -> CardInstant = CardInstant.monotonicNow) throws {
         let storage = try CardImageFile(path: path)
@@ -193,25 +196,32 @@ public final class VirtualCard {
         }
     }
 
-    /// Makes `changes` durable; the failure, if any (also logged and reported).
+    /// Makes `changes` durable; the failure, if any (also logged and reported). A compaction
+    /// that failed after the changes were made durable is logged and reported too, but the
+    /// changes stand (nil).
     private func write(_ changes: [CardMutation], for command: CardCommand?) -> CardWriteFailure? {
-        let failure: CardWriteFailure?
+        let failure: CardWriteFailure
         if let command, control.failsWrite(in: command) {
             failure = CardWriteFailure(command: command, changes: changes, reason: "an injected torn write")
         } else {
             do {
                 try storage.commit(changes)
+                if let upkeep = storage.takeUpkeepFailure() {
+                    report(CardWriteFailure(command: command, changes: changes, reason: "\(upkeep)", changeKept: true))
+                }
                 return nil
             } catch {
                 failure = CardWriteFailure(command: command, changes: changes, reason: "\(error)")
             }
         }
-        if let failure {
-            if writeFailures.count >= 100 { writeFailures.removeFirst() }
-            writeFailures.append(failure)
-            onWriteFailure?(failure)
-        }
+        report(failure)
         return failure
+    }
+
+    private func report(_ failure: CardWriteFailure) {
+        if writeFailures.count >= 100 { writeFailures.removeFirst() }
+        writeFailures.append(failure)
+        onWriteFailure?(failure)
     }
 
     /// Makes a state control's changes durable and applies them.

@@ -59,6 +59,30 @@ public enum POSIX {
         return bytes
     }
 
+    /// Reads at most `maxCount` bytes from byte `offset` on with `pread(2)`, fewer only at the end of
+    /// the file; the file's offset does not move.
+    public static func pread(_ descriptor: Int32, upTo maxCount: Int, at offset: Int) throws(SystemCallError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: maxCount)
+        var done = 0
+        while done < maxCount {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                #if canImport(Glibc)
+                Glibc.pread(descriptor, buffer.baseAddress! + done, maxCount - done, off_t(offset + done))
+                #else
+                Darwin.pread(descriptor, buffer.baseAddress! + done, maxCount - done, off_t(offset + done))
+                #endif
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemCallError("pread")
+            }
+            if count == 0 { break }
+            done += count
+        }
+        bytes.removeSubrange(done...)
+        return bytes
+    }
+
     /// Reads until the end of the file.
     public static func readToEnd(_ descriptor: Int32) throws(SystemCallError) -> [UInt8] {
         var bytes: [UInt8] = []

@@ -1,6 +1,7 @@
 import ArculusCard
 import CardCrypto
 import Foundation
+import POSIXSupport
 
 /// The emulated card a transcript's headers describe, ready for a replay:
 /// - `@profile`: a built-in name, or a profile file (a path relative to the transcript);
@@ -57,11 +58,27 @@ public final class ReplayCard: TranscriptCard {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("arculus-replay-\(UUID().uuidString)").path
         let copy = folder + "/card.image"
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: imagePath, toPath: copy)
+            // A private scratch copy: the replay's writes must not reach the image it starts from.
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ReplaySetupError("cannot copy the card image \(imagePath): \(error.localizedDescription)")
+        }
+        do {
+            guard let bytes = try CardImageFile.contents(ofImageAt: imagePath) else {
+                throw ReplaySetupError("cannot copy the card image \(imagePath): there is no such file")
+            }
+            do {
+                try NewFile.replace(copy, with: bytes, mode: 0o600, durable: false)
+            } catch {
+                throw ReplaySetupError("cannot copy the card image \(imagePath): \(error)")
+            }
+        } catch let failure as ReplaySetupError {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw failure
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
-            throw ReplaySetupError("cannot copy the card image \(imagePath): \(error.localizedDescription)")
+            throw ReplaySetupError("cannot copy the card image \(imagePath): \(error)")
         }
         do {
             card = try VirtualCard(imageAt: copy, profile: chosenProfile, frontOptions: front, entropy: entropy)

@@ -1,4 +1,5 @@
 import Foundation
+import POSIXSupport
 
 extension Transcript {
     /// Reads and parses the transcript file at `path`.
@@ -31,12 +32,14 @@ extension Transcript {
         return text
     }
 
-    /// Writes ``text`` to `path` (replacing the file atomically).
+    /// Writes ``text`` to `path`, replacing the file in one step (``NewFile/replace(_:with:mode:durable:)``:
+    /// a symbolic link at `path` is replaced, not written through). Owner-only (0600): a seeded
+    /// transcript's `@seed` recovers every key the card makes.
     public func write(toFile path: String) throws(TranscriptFileError) {
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try NewFile.replace(path, with: Array(text.utf8), mode: 0o600)
         } catch {
-            throw TranscriptFileError(path: path, reason: "cannot write: \(error.localizedDescription)")
+            throw TranscriptFileError(path: path, reason: "cannot write: \(error.failure)")
         }
     }
 }

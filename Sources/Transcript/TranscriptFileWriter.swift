@@ -44,24 +44,35 @@ public final class TranscriptFileWriter {
     ///   are not this session's.
     public init(path: String, headers: [Transcript.Header], mode: Mode = .replace) throws(TranscriptFileError) {
         self.path = path
-        let existing = mode == .appendSession ? try Self.transcriptToAppendTo(at: path) : nil
-        if let existing {
+        if mode == .appendSession, let opened = try Self.openToAppend(path) {
+            file = FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true)
+            let existing = opened.transcript
             if let problem = Transcript.appendProblem(fileHeaders: existing.headers, sessionHeaders: headers) {
                 throw TranscriptFileError(path: path, reason: "cannot append a session to it: \(problem)")
             }
             session = existing.sessions.count + 1
-            let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-            guard descriptor >= 0 else { throw TranscriptFileError(path: path, reason: "cannot open: \(Self.errnoText())") }
-            file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             try append(.comment(Transcript.sessionMarker(number: session, headers: headers)))
-        } else {
-            session = 1
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw TranscriptFileError(path: path, reason: "cannot create: \(Self.errnoText())") }
-            file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-            let headerText = Transcript(headers: headers).text
-            try write(headerText)
+            return
         }
+        session = 1
+        // A new file under a fresh name, renamed over `path` once it holds the headers: nothing at
+        // `path` (a symbolic link planted there) is written through. Owner-only: a seeded
+        // transcript's `@seed` recovers every key the card makes, and any transcript holds
+        // what the host and the card said.
+        let created: NewFile
+        do {
+            created = try NewFile.temporary(beside: path, mode: 0o600, flags: O_APPEND)
+        } catch {
+            throw TranscriptFileError(path: path, reason: "cannot create: \(SystemCallError.text(error.code))")
+        }
+        do {
+            try POSIX.writeAll(created.descriptor, Transcript(headers: headers).text.utf8)
+            try created.rename(over: path, durable: false)
+        } catch {
+            created.discard()
+            throw TranscriptFileError(path: path, reason: "cannot create: \(SystemCallError.text(error.code))")
+        }
+        file = FileHandle(fileDescriptor: created.descriptor, closeOnDealloc: true)
     }
 
     deinit {
@@ -101,6 +112,48 @@ public final class TranscriptFileWriter {
         } catch {
             throw TranscriptFileError(path: path, reason: "cannot append a session to it: \(error.reason)")
         }
+        return try transcriptToAppendTo(text, path: path)
+    }
+
+    /// The file at `path`, open for appending, and the transcript it holds; nil when there is no
+    /// file or it holds no entry yet. Not through a symbolic link, and only a regular file: the
+    /// text read is the text appended to.
+    private static func openToAppend(_ path: String) throws(TranscriptFileError) -> (descriptor: Int32, transcript: Transcript)? {
+        let descriptor = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP {
+                throw TranscriptFileError(path: path, reason: "cannot append a session to it: it is a symbolic link (give the file's own path)")
+            }
+            throw TranscriptFileError(path: path, reason: "cannot open: \(Self.errnoText())")
+        }
+        do {
+            let status = try POSIX.status(of: descriptor)
+            guard status.kind == .regularFile else {
+                systemClose(descriptor)
+                throw TranscriptFileError(path: path, reason: "cannot append a session to it: it is \(status.kind.rawValue)")
+            }
+            let bytes = try POSIX.readToEnd(descriptor)
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                systemClose(descriptor)
+                throw TranscriptFileError(path: path, reason: "cannot append a session to it: not UTF-8 text")
+            }
+            guard let transcript = try transcriptToAppendTo(text, path: path) else {
+                systemClose(descriptor)
+                return nil
+            }
+            return (descriptor, transcript)
+        } catch let failure as TranscriptFileError {
+            systemClose(descriptor)
+            throw failure
+        } catch {
+            systemClose(descriptor)
+            throw TranscriptFileError(path: path, reason: "cannot read: \(error)")
+        }
+    }
+
+    /// The transcript in `text` a session would be appended to (nil: none yet).
+    private static func transcriptToAppendTo(_ text: String, path: String) throws(TranscriptFileError) -> Transcript? {
         guard !text.isEmpty else { return nil }
         guard text.hasSuffix("\n") || text.hasSuffix("\r\n") else {
             throw TranscriptFileError(path: path, reason: "cannot append a session to it: it ends in the middle of a line (was the last session cut short?)")
@@ -117,4 +170,8 @@ public final class TranscriptFileWriter {
     private static func errnoText() -> String {
         SystemCallError.text(errno)
     }
+}
+
+private func systemClose(_ descriptor: Int32) {
+    _ = close(descriptor)
 }

@@ -1,6 +1,7 @@
 import ArculusCard
 import CardCrypto
 import Foundation
+import POSIXSupport
 import ISO7816
 import FIDOWire
 
@@ -187,11 +188,18 @@ public final class TranscriptRecorder: TranscriptCard {
             throw TranscriptFileError(path: transcriptPath, reason: "cannot append a session to it: \(problem)")
         }
         let snapshot = transcriptPath + ".image"
+        // Owner-only, as card images are, and never written through a link at its name.
+        let bytes: [UInt8]
         do {
-            if FileManager.default.fileExists(atPath: snapshot) { try FileManager.default.removeItem(atPath: snapshot) }
-            try FileManager.default.copyItem(atPath: imagePath, toPath: snapshot)
+            // Only a card image is copied: never a device or a foreign file read without end.
+            bytes = try CardImageFile.contents(ofImageAt: imagePath) ?? []
         } catch {
-            throw TranscriptFileError(path: transcriptPath, reason: "cannot copy the card image \(imagePath) to \(snapshot): \(error.localizedDescription)")
+            throw TranscriptFileError(path: transcriptPath, reason: "cannot copy the card image: \(error)")
+        }
+        do {
+            try NewFile.replace(snapshot, with: bytes, mode: 0o600)
+        } catch {
+            throw TranscriptFileError(path: transcriptPath, reason: "cannot copy the card image \(imagePath) to \(snapshot): \(error.failure)")
         }
         return URL(fileURLWithPath: snapshot).lastPathComponent
     }

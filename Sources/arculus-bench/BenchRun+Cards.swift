@@ -14,10 +14,7 @@ extension BenchRun {
     /// getInfo; nil (with a note) when it could not be measured.
     func fullCardMemory(_ context: PCSCContext, _ reader: VPCDReader, _ suite: PCSCSuite, directory: String) -> ProcessMemory? {
         let path = directory + "/serve-10k.img"
-        defer {
-            unlink(path)
-            unlink(path + ".lock")
-        }
+        defer { unlink(path) }
         do {
             unlink(path)
             var state = BenchCard.fullState()

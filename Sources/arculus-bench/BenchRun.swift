@@ -79,7 +79,6 @@ struct BenchRun {
         cards.removeAll()
         for name in ["near-empty.img", "full.img"] {
             unlink("\(directory)/\(name)")
-            unlink("\(directory)/\(name).lock")
         }
 
         if options.only != nil { return }

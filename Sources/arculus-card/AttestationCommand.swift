@@ -1,5 +1,6 @@
 import ArculusCard
 import Foundation
+import POSIXSupport
 
 /// `arculus-card attestation`: print the emulator's root certificate, or regenerate the material.
 struct AttestationCommand: Subcommand {
@@ -42,9 +43,10 @@ struct AttestationCommand: Subcommand {
                 ("emulator-batch.key.pem", material.batchPrivateKeyPEM),
             ] + zip(CardProfile.builtIn, material.batchCertificatePEMs).map { ("emulator-batch-\($0.name).pem", $1) }
             for (name, pem) in files {
-                try pem.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+                // The private keys owner-only; the certificates are public.
+                try NewFile.replace(directory + "/" + name, with: Array(pem.utf8), mode: name.hasSuffix(".key.pem") ? 0o600 : 0o644)
             }
-            try material.swiftSource.write(toFile: source, atomically: true, encoding: .utf8)
+            try NewFile.replace(source, with: Array(material.swiftSource.utf8), mode: 0o644)
             Console.output("wrote \(files.count) PEM files to \(directory) and \(source); rebuild to compile them in")
             return ExitStatus.success
         default:

@@ -1,5 +1,4 @@
 import ArculusCard
-import Foundation
 import JSONSupport
 import VirtualReader
 
@@ -7,21 +6,29 @@ import VirtualReader
 /// of them is refused, no image is left behind.
 extension ImageCommand {
     static func create(path: String, options: CommandLineOptions) throws -> Int32 {
-        guard !FileManager.default.fileExists(atPath: path) else {
-            return fail("\(path) already exists; change it with 'image pin', 'image credentials add' …, or delete it first")
-        }
         let cardOptions = try CardOptions(options)
         let pin = options.value("--pin")
         let retries = try options.integer("--retries")
         let counter = try options.counter("--counter")
         let credentials = try CredentialOption.parameters(options)
 
+        // Created as a new file (O_EXCL|O_NOFOLLOW): nothing already at the path, a symbolic
+        // link included, is opened or written through.
+        let storage: CardImageFile
+        do {
+            storage = try CardImageFile(path: path, opening: .createNew)
+        } catch let error where error.reason == .alreadyExists {
+            return fail("\(path) already exists; change it with 'image pin', 'image credentials add' …, or delete it first")
+        } catch {
+            return fail("\(error)")
+        }
         let card: VirtualCard
         do {
-            card = try cardOptions.open()
+            card = try VirtualCard(profile: cardOptions.profile ?? .default, storage: storage, entropy: cardOptions.entropy)
         } catch {
             return fail("cannot create \(path): \(error)")
         }
+        reportCompactionFailures(of: card)
         var added: [CredentialListing] = []
         do {
             if let pin { try card.setPIN(pin) }
@@ -29,8 +36,7 @@ extension ImageCommand {
             if let counter { try card.setSignatureCounter(counter) }
             for credential in credentials { added.append(try card.add(credential)) }
         } catch {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + ".lock")
+            storage.removeImage()
             return fail("\(error); no image was created")
         }
         let summary: JSONValue = [

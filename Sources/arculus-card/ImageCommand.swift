@@ -103,11 +103,21 @@ enum ImageCommand: Subcommand {
         } catch {
             return fail("\(error)")
         }
+        reportCompactionFailures(of: card)
         do {
             Console.output(try body(card).text)
             return ExitStatus.success
         } catch {
             return fail("\(error)")
+        }
+    }
+
+    /// A change that was stored but whose compaction failed (a deleted credential's key, an old
+    /// PIN hash left in the file until a later write rewrites it) is said on stderr; a change
+    /// that failed is the command's error.
+    static func reportCompactionFailures(of card: VirtualCard) {
+        card.onWriteFailure = { failure in
+            if failure.changeKept { Console.error("arculus-card image: \(failure)") }
         }
     }
 

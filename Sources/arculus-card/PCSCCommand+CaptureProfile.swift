@@ -5,6 +5,7 @@ import CTAPClient
 import FIDOWire
 import Foundation
 import PCSC
+import POSIXSupport
 
 /// `pcsc capture-profile`: a card's public identity (ATR, SELECT answer, getInfo), read with
 /// the host-side CTAP2 client, written as a profile the emulator can serve.
@@ -40,7 +41,7 @@ extension PCSCCommand {
         if !dropped.isEmpty {
             capture.profile.description += "; dropped (the emulator cannot serve them): " + dropped.joined(separator: "; ")
         }
-        try capture.profile.jsonData().write(to: URL(fileURLWithPath: output), options: .atomic)
+        try NewFile.replace(output, with: Array(capture.profile.jsonData()), mode: 0o644)
         _ = try CardProfile.load(path: output)
         for feature in dropped { Console.error("dropped: \(feature)") }
         if !capture.fromBase.isEmpty {

@@ -3,6 +3,7 @@ import CardProbe
 import CTAPClient
 import Foundation
 import PCSC
+import POSIXSupport
 
 /// `pcsc probe`: the probe's battery sent to the card in a reader, its fingerprint written.
 extension PCSCCommand {
@@ -23,7 +24,7 @@ extension PCSCCommand {
         } catch {
             throw PCSCCommandError("the card in \(reader): \(error)")
         }
-        try Data(probed.fingerprint.text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        try NewFile.replace(output, with: Array(probed.fingerprint.text.utf8), mode: 0o644)
         Console.error(ProbeCommand.costLine(probed.fingerprint, probed.cost, took: start.duration(to: clock.now)))
         Console.output("wrote the fingerprint of the card in \(reader) to \(output)")
         return ExitStatus.success

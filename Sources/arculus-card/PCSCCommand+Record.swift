@@ -31,7 +31,7 @@ extension PCSCCommand {
             }
             Console.output("< \(Hex.string(response))")
         }
-        try transcript.text.write(toFile: output, atomically: true, encoding: .utf8)
+        try transcript.write(toFile: output)
         Console.error("wrote \(transcript.exchanges.count) exchange(s) with the card in \(reader) to \(output)")
         return ExitStatus.success
     }

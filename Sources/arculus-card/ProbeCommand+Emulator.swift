@@ -3,6 +3,7 @@ import ArculusFidoSDKFramework
 import CardProbe
 import CTAPClient
 import Foundation
+import POSIXSupport
 
 /// The battery against the emulator in process: `probe --profile`, `probe fixtures`,
 /// `probe --emulate`.
@@ -35,7 +36,7 @@ extension ProbeCommand {
         let start = clock.now
         let (fingerprint, cost) = try probeInProcess(profile, writes: options.flag("--allow-writes"), timing: !options.flag("--no-timing"),
                                                      source: "the emulator (in process), profile \(profile.name)")
-        try Data(fingerprint.text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        try NewFile.replace(output, with: Array(fingerprint.text.utf8), mode: 0o644)
         Console.error(costLine(fingerprint, cost, took: start.duration(to: clock.now)))
         Console.output("wrote the fingerprint of the emulator with profile \(profile.name) to \(output)")
         return ExitStatus.success
@@ -54,7 +55,7 @@ extension ProbeCommand {
                 if kept != fingerprint.text { stale.append(path) }
             } else {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                try Data(fingerprint.text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                try NewFile.replace(path, with: Array(fingerprint.text.utf8), mode: 0o644)
                 Console.output("wrote \(path)")
             }
         }
@@ -76,7 +77,7 @@ extension ProbeCommand {
                                                timing: card.timing != nil && !options.flag("--no-timing"),
                                                source: "the emulator (in process), profile \(profile.name) from \(path)")
         emulated.profile = ProfileNote(name: profile.name, dropped: dropped)
-        if let output = options.value("--out") { try Data(emulated.text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) }
+        if let output = options.value("--out") { try NewFile.replace(output, with: Array(emulated.text.utf8), mode: 0o644) }
         let diff = try BadProbeInput.reading { () throws(FingerprintDiffError) in try FingerprintDiff(card, emulated, rules: rules) }
         for feature in dropped { Console.output("the emulator's profile could not hold: \(feature)") }
         let report = DiffReport(diff: diff, labels: ("your card", "the emulator"), hint: { ProfileHint.hint(for: $0, dropped: dropped) })

@@ -124,13 +124,16 @@ enum ServeCommand: Subcommand {
                 return ExitStatus.failure
             }
         }
-        if let pidFile = options.pidFile, !writePIDFile(pidFile) {
-            Console.error("arculus-card serve: cannot write the pid file \(pidFile): \(String(cString: strerror(errno)))")
-            return ExitStatus.failure
+        var pidFile: PIDFile?
+        if let path = options.pidFile {
+            do {
+                pidFile = try PIDFile(path: path)
+            } catch {
+                Console.error("arculus-card serve: cannot write the pid file \(path): \(error)")
+                return ExitStatus.failure
+            }
         }
-        defer {
-            if let pidFile = options.pidFile { unlink(pidFile) }
-        }
+        defer { pidFile?.remove() }
         return serve(cards, options)
     }
 
@@ -202,19 +205,5 @@ enum ServeCommand: Subcommand {
         channel.start()
         Console.output("control channel at \(channel.path)")
         return channel
-    }
-
-    /// Writes our pid to `path` through a temporary file and a rename, so a reader never
-    /// sees a half-written file.
-    private static func writePIDFile(_ path: String) -> Bool {
-        let temporary = path + ".tmp.\(getpid())"
-        guard let file = fopen(temporary, "w") else { return false }
-        let written = fputs("\(getpid())\n", file) >= 0
-        let closed = fclose(file) == 0
-        guard written, closed, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return false
-        }
-        return true
     }
 }

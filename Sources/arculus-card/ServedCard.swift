@@ -33,6 +33,9 @@ struct ServedCard {
         let card = try cardOptions.open(frontOptions: CardFront.Options(busyFirst: options.busyFirst))
         card.timing = options.timing
         card.control.onFaultInjected = { Console.error("! \($0)") }
+        // A change the image could not store (the card answered CTAP1_ERR_OTHER), or a compaction
+        // that failed after one it did: each with the failing call and its error.
+        card.onWriteFailure = { Console.error("arculus-card serve: \($0)") }
         var name = "\(card.profile.name) card" + (cardOptions.imagePath.map { " from \($0)" } ?? " (in memory)")
         guard let recordPath = options.record else {
             (readerCard, emulated, standIn, recorder, self.name) = (card, card, nil, nil, name)
@@ -41,9 +44,16 @@ struct ServedCard {
         let profileReference = options.card.profileArgument.map { argument in
             CardProfile.builtInNames.contains(argument) ? argument : Transcript.relativePath(of: argument, fromFolderOf: recordPath)
         }
-        let transcriptRecorder = try TranscriptRecorder(
-            card: card, profile: profileReference, image: imageReference,
-            source: "arculus-card serve via vpcd (\(options.endpoint))", recordingTo: recordPath, fileMode: .appendSession)
+        let transcriptRecorder: TranscriptRecorder
+        do {
+            transcriptRecorder = try TranscriptRecorder(
+                card: card, profile: profileReference, image: imageReference,
+                source: "arculus-card serve via vpcd (\(options.endpoint))", recordingTo: recordPath, fileMode: .appendSession)
+        } catch {
+            // A card image this serve just made is not left behind by a serve that does not run.
+            if let image = card.storage as? CardImageFile, image.isNew { image.removeImage() }
+            throw error
+        }
         name += ", recording to \(recordPath) (session \(transcriptRecorder.file?.session ?? 1))"
         (readerCard, emulated, standIn, recorder, self.name) = (transcriptRecorder, card, nil, transcriptRecorder, name)
     }

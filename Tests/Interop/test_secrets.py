@@ -82,7 +82,7 @@ def test_image_created_owner_only_whatever_the_umask(tmp_path):
                             capture_output=True, text=True, preexec_fn=lambda: os.umask(0), timeout=60)
     assert result.returncode == 0, result.stderr
     assert _mode(image) == 0o600, oct(_mode(image))
-    assert _mode(Path(str(image) + ".lock")) == 0o600
+    assert os.listdir(tmp_path) == ["offline.img"], "nothing beside the image (its lock is the image's own)"
 
 
 def test_served_image_stays_owner_only(pcsc_reader, tmp_path):
@@ -96,7 +96,8 @@ def test_served_image_stays_owner_only(pcsc_reader, tmp_path):
         try:
             line = process.stdout.readline()
             assert line.startswith("card present on"), line + process.stderr.read()
-            assert _mode(image) == 0o600 and _mode(Path(str(image) + ".lock")) == 0o600
+            assert _mode(image) == 0o600
+            assert os.listdir(tmp_path) == ["served.img"], "nothing beside the image (its lock is the image's own)"
             reader = f"Virtual PCD 00 {SLOT:02X}"
             wait_card_seen(reader, present=True)
             device = first_device(reader, process)
@@ -109,7 +110,7 @@ def test_served_image_stays_owner_only(pcsc_reader, tmp_path):
             finally:
                 device.close()
             assert _mode(image) == 0o600, "after the card wrote to its image"
-            assert not Path(str(image) + ".tmp").exists()
+            assert os.listdir(tmp_path) == ["served.img"], "no temporary file left beside the image"
         finally:
             counter = reader_state(f"Virtual PCD 00 {SLOT:02X}") >> 16
             process.terminate()

@@ -110,7 +110,7 @@ struct CardImageDurabilityTests {
         #expect(rename < syncDirectory, "fsync of the directory after the rename: \(calls)")
         #expect(rig.fileSystem.unsynced.isEmpty, "not durable when save/commit returned: \(rig.fileSystem.unsynced)")
         #expect(try readFile(rig.path) == CardImageFormat.encode(new), "the image is the new snapshot alone")
-        #expect(try rig.contents() == ["card.img", "card.img.lock"])
+        #expect(try rig.contents() == ["card.img"])
     }
 
     @Test("each journal append is fdatasync'ed before commit returns")
@@ -170,11 +170,14 @@ struct CardImageDurabilityTests {
     }
 
     static let saveFailures = [
-        Failure(fault: .init(call: "open", file: "card.img.tmp", code: EIO)) { "cannot create \($0).tmp: open: \(ioError)" },
-        Failure(fault: .init(call: "pwrite", file: "card.img.tmp", code: ENOSPC)) { "cannot write \($0).tmp: pwrite: \(diskFull)" },
-        Failure(fault: .init(call: "fsync", file: "card.img.tmp", code: EIO)) { "cannot write \($0).tmp: fsync: \(ioError)" },
-        Failure(fault: .init(call: "rename", file: "card.img.tmp", code: EIO)) {
-            "cannot rename \($0).tmp into place: rename: \(ioError)"
+        Failure(fault: .init(call: "open", file: "card.img.tmp", code: EIO)) { _ in "cannot create a temporary file beside it: open: \(ioError)" },
+        Failure(fault: .init(call: "pwrite", file: "card.img.tmp", code: ENOSPC)) { _ in "cannot write the new image: pwrite: \(diskFull)" },
+        Failure(fault: .init(call: "fsync", file: "card.img.tmp", code: EIO)) { _ in "cannot write the new image: fsync: \(ioError)" },
+        Failure(fault: .init(call: "flock", file: "card.img.tmp", code: ENOLCK)) { _ in
+            "cannot lock the new image: flock: \(SystemCallError.text(ENOLCK))"
+        },
+        Failure(fault: .init(call: "rename", file: "card.img.tmp", code: EIO)) { _ in
+            "cannot rename the new image into place: rename: \(ioError)"
         },
         // After the rename there is no old file to go back to: the error says the new one may not last.
         Failure(fault: .init(call: "fsync", file: "directory", code: EIO), reason: {
@@ -191,14 +194,15 @@ struct CardImageDurabilityTests {
         expectError(.io(failure.reason(rig.path)), path: rig.path) { () throws(CardImageError) in try rig.file.save(new) }
         #expect(rig.fileSystem.fault == nil, "the fault was never reached")
         #expect(try rig.onDisk() == (failure.loadsNew ? new : Rig.old))
-        #expect(try rig.contents() == ["card.img", "card.img.lock"], "a failed save leaves no temporary file")
+        #expect(try rig.contents() == ["card.img"], "a failed save leaves no temporary file")
         // The image stays usable.
         try rig.file.commit([.setPINRetries(6)])
         #expect(try rig.onDisk().pinRetries == 6)
     }
 
     static let commitFailures = [
-        Failure(fault: .init(call: "open", file: "card.img", code: EIO)) { _ in "cannot open for writing: open: \(ioError)" },
+        // The length is checked before every append (never one at a stale offset).
+        Failure(fault: .init(call: "fstat", file: "card.img", code: EIO)) { _ in "cannot check the file before writing: fstat: \(ioError)" },
         Failure(fault: .init(call: "pwrite", file: "card.img", code: ENOSPC)) { _ in "cannot append a change: pwrite: \(diskFull)" },
         Failure(fault: .init(call: "fdatasync", file: "card.img", code: EIO)) { _ in "cannot append a change: fdatasync: \(ioError)" },
         Failure(fault: .init(call: "ftruncate", file: "card.img", code: EIO), reason: { _ in
@@ -219,29 +223,26 @@ struct CardImageDurabilityTests {
         #expect(try rig.onDisk().residentCredentials == [credential(1)])
     }
 
-    static let compactionFailures = [
-        RecordingFileSystem.Fault(call: "open", file: "card.img.tmp", code: EIO),
-        RecordingFileSystem.Fault(call: "pwrite", file: "card.img.tmp", code: ENOSPC),
-        RecordingFileSystem.Fault(call: "fsync", file: "card.img.tmp", code: EIO),
-        RecordingFileSystem.Fault(call: "rename", file: "card.img.tmp", code: EIO),
-        RecordingFileSystem.Fault(call: "fsync", file: "directory", code: EIO),
-    ]
-
     /// The change is durable in the journal before compacting, so the command succeeded (see
     /// CardImageFaultTests.compactionFailureAfterDurableAppend).
-    @Test("a failing step of a compaction after the append: commit succeeds, the image holds the change",
-          arguments: compactionFailures)
-    func compactionFailure(_ fault: RecordingFileSystem.Fault) throws {
+    /// The failure is not swallowed: it is the upkeep failure the card reports (VirtualCard's
+    /// write failures, serve's stderr), naming the call, once.
+    @Test("a failing step of a compaction after the append: commit succeeds, the image holds the change, the failure is reported",
+          arguments: saveFailures)
+    func compactionFailure(_ failure: Failure) throws {
+        let fault = failure.fault
         let rig = try Rig()
         rig.file.compactionThreshold = 0
         let change = CardMutation.addCredential(credential(1, userName: String(repeating: "u", count: 2000)))
         rig.fileSystem.fault = fault
         try rig.file.commit([change])
         #expect(rig.fileSystem.fault == nil, "the fault was never reached")
+        #expect(rig.file.takeUpkeepFailure() == CardImageError(path: rig.path, reason: .io(failure.reason(rig.path))))
+        #expect(rig.file.takeUpkeepFailure() == nil, "reported once")
         var new = Rig.old
         new.apply(change)
         #expect(try rig.onDisk() == new)
-        #expect(try rig.contents() == ["card.img", "card.img.lock"])
+        #expect(try rig.contents() == ["card.img"])
         // The next change compacts; unless the failure came after the rename, when this one did.
         let alreadyCompacted = fault.file == "directory"
         try rig.file.commit([.setPINRetries(6)])

@@ -1,6 +1,7 @@
 @testable import ArculusCard
 import CardCrypto
 import Foundation
+import POSIXSupport
 import Testing
 import FIDOWire
 @testable import CTAP2
@@ -29,20 +30,24 @@ struct CardImageFaultTests {
     /// Finding (power-loss tests): a compaction that fails after the change was already appended
     /// and fdatasync'ed made the command answer CTAP1_ERR_OTHER, although the change was durable:
     /// after a reopen the card held a credential the host had been told was not made, and until
-    /// then the card's memory and its file disagreed.
-    @Test("a failed compaction after a durable append: the host's answer matches the file")
+    /// then the card's memory and its file disagreed. Finding (security review): the failure was
+    /// then swallowed (`try? save`); it is reported as a write failure that kept the change.
+    @Test("a failed compaction after a durable append: the host's answer matches the file, and the failure is reported")
     func compactionFailureAfterDurableAppend() throws {
         let directory: TemporaryDirectory
         let path: String
+        let fileSystem = RecordingFileSystem()
         do {
-            let session = try PowerLossSession()
+            let session = try PowerLossSession(fileSystem: fileSystem)
             directory = session.directory
             path = session.path
+            var reported: [CardWriteFailure] = []
+            session.card.onWriteFailure = { reported.append($0) }
             guard try session.platform.setPIN("1234").isOK else { throw TestFailure("setPIN") }
             let token = try session.platform.token("1234", permissions: PermissionBit.makeCredential).get()
             try session.prepareCompaction()
-            // Compaction cannot create its temporary file.
-            try FileManager.default.createDirectory(atPath: path + ".tmp", withIntermediateDirectories: false)
+            // Compaction cannot create its temporary file, however often it tries.
+            fileSystem.fault = .init(call: "open", file: "card.img.tmp", code: EACCES, persistent: true)
 
             let reply = session.platform.call(CTAPByte.makeCredential,
                                               PlatformClient.makeCredentialRequest(userId: [42], rk: true, token: token))
@@ -51,14 +56,21 @@ struct CardImageFaultTests {
             let stored = onDisk.residentCredentials.contains { $0.userId == [42] }
             #expect(stored == reply.isOK, "credential stored: \(stored), host told: \(reply)")
             #expect(reply.isOK, "the change is durable in the journal, so the command succeeded")
+            let why = "card image \(path): cannot create a temporary file beside it: open: \(SystemCallError.text(EACCES))"
+            #expect(reported.map(\.description) == ["authenticatorMakeCredential: signature counter 64, new credential for example.com was stored, but compacting the image after it failed: \(why)"])
+            #expect(reported.first?.changeKept == true)
+            #expect(session.card.writeFailures.count == 1)
 
-            // The retry counter still counts down, in memory and on disk alike.
+            // The retry counter still counts down, in memory and on disk alike; the next
+            // compaction fails again, and is reported again.
             _ = try session.platform.token("0000")
             let afterWrongPIN = try CardImageFormat.state(fromImage: try readFile(path), path: path)
             #expect(afterWrongPIN.pinRetries == 7)
             #expect(session.state.pinRetries == 7)
+            #expect(reported.count == 2)
+            #expect(reported.last?.reason == why)
         }
-        try FileManager.default.removeItem(atPath: path + ".tmp")
+        fileSystem.fault = nil
         let reopened = try VirtualCard(imageAt: path)
         #expect(reopened.pinState.retries == 7)
         #expect(reopened.credentials.contains { $0.userId == [42] })
@@ -113,7 +125,8 @@ struct CardImageFaultTests {
         let digest = first + 5 + length
         for index in digest..<digest + CardImageFormat.digestLength { image[index] = 0 }
         try writeFile(path, image)
-        #expect(throws: CardImageError(path: path, reason: .damaged("the record at byte \(first) fails its checksum"))) {
+        let why = "the record at byte \(first) fails its checksum; truncating the file to \(first) bytes keeps every record before it"
+        #expect(throws: CardImageError(path: path, reason: .damaged(why))) {
             _ = try VirtualCard(imageAt: path)
         }
     }

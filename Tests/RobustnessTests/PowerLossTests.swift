@@ -39,6 +39,8 @@ final class RecordingImageStorage: CardStorage {
 
     func save(_ state: CardState) throws(CardImageError) { try file.save(state) }
 
+    func takeUpkeepFailure() -> CardImageError? { file.takeUpkeepFailure() }
+
     func commit(_ mutations: [CardMutation]) throws(CardImageError) {
         let before = recording ? ((try? readFile(file.path)) ?? []) : []
         do {
@@ -60,10 +62,15 @@ final class PowerLossSession {
     let card: VirtualCard
     let platform: PlatformClient
 
-    init(profile: CardProfile = .arculusFIDO21) throws {
+    init(profile: CardProfile = .arculusFIDO21, fileSystem: CardImageFileSystem? = nil) throws {
         directory = try TemporaryDirectory()
         path = directory.file("card.img")
-        file = try CardImageFile(path: path)
+        let path = path
+        if let fileSystem {
+            file = try CardImageFile(path: path, fileSystem: fileSystem)
+        } else {
+            file = try CardImageFile(path: path)
+        }
         file.compactionThreshold = Int.max
         storage = RecordingImageStorage(file: file)
         card = try VirtualCard(profile: profile, storage: storage, entropy: .seeded(testSeed))
@@ -88,7 +95,7 @@ final class PowerLossSession {
     static func snapshotRecordLength(_ image: [UInt8]) -> Int {
         let offset = CardImageFormat.headerLength
         let length = image[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-        return 5 + length + CardImageFormat.digestLength
+        return CardImageFormat.recordLength(payloadLength: length)
     }
 }
 
@@ -278,7 +285,7 @@ struct Cut {
                     "the modelled journal record does not give the state after the step")
         }
         let name = "step \(index + 1) (" + step.mutations.map { String(describing: $0).prefix { $0 != "(" } }.joined(separator: ", ") + ")"
-        let torn = Set([1, record.count / 2, record.count - 1, record.count - CardImageFormat.digestLength])
+        let torn = Set([1, record.count / 2, record.count - 1, record.count - CardImageFormat.trailerLength(version: CardImageFormat.formatVersion)])
         for length in 0..<record.count {
             cuts.append(Cut(label: "\(name): \(length)/\(record.count) bytes of the record", image: step.before + record.prefix(length),
                             expected: beforeState, stepIndex: index, complete: false, writeAfterReopen: torn.contains(length)))

@@ -99,16 +99,27 @@ struct TranscriptRecorderTests {
         }
     }
 
-    @Test("image reference: no image or a missing file is blank; an existing image is copied beside the transcript")
+    @Test("image reference: no image or a missing file is blank; an existing image is copied beside the transcript, anything else refused")
     func imageReference() throws {
         let folder = try TemporaryDirectory("TranscriptTests")
         let transcript = folder.file("session.transcript")
         #expect(try TranscriptRecorder.imageReference(forImageAt: nil, recordingTo: transcript) == "blank")
         #expect(try TranscriptRecorder.imageReference(forImageAt: folder.file("none.image"), recordingTo: transcript) == "blank")
         let image = folder.file("card.image")
-        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: image))
+        let bytes = Data(CardImageFormat.encode(CardState(profile: .arculusFIDO21, masterSecret: [UInt8](repeating: 1, count: 32))))
+        try bytes.write(to: URL(fileURLWithPath: image))
         #expect(try TranscriptRecorder.imageReference(forImageAt: image, recordingTo: transcript) == "session.transcript.image")
-        #expect(FileManager.default.contents(atPath: transcript + ".image") == Data([1, 2, 3]))
+        #expect(FileManager.default.contents(atPath: transcript + ".image") == bytes)
+        // Only a card image is copied: a device is not read without end, a foreign file not copied.
+        let other = folder.file("other.transcript")
+        #expect(throws: TranscriptFileError(path: other, reason: "cannot copy the card image: /dev/zero is a character device, not a card image file; refusing to use it")) {
+            try TranscriptRecorder.imageReference(forImageAt: "/dev/zero", recordingTo: other)
+        }
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: folder.file("junk.image")))
+        #expect(throws: TranscriptFileError(path: other, reason: "cannot copy the card image: \(folder.file("junk.image")) is not an Arculus card image (wrong magic number); refusing to overwrite it")) {
+            try TranscriptRecorder.imageReference(forImageAt: folder.file("junk.image"), recordingTo: other)
+        }
+        #expect(!FileManager.default.fileExists(atPath: other + ".image"))
     }
 
     @Test("a session on a card image replays from the snapshot, however the session changed the image")

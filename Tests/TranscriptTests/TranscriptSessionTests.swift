@@ -141,19 +141,22 @@ struct TranscriptSessionTests {
         let folder = try TemporaryDirectory("TranscriptTests")
         let path = folder.file("session.transcript")
         let image = folder.file("card.image")
-        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: image))
+        let first = Data(CardImageFormat.encode(CardState(profile: .arculusFIDO21, masterSecret: [UInt8](repeating: 1, count: 32))))
+        try first.write(to: URL(fileURLWithPath: image))
         // No transcript yet: the first session takes its snapshot as always.
         #expect(try TranscriptRecorder.imageReference(forImageAt: image, recordingTo: path, fileMode: .appendSession) == "session.transcript.image")
         let writer = try TranscriptFileWriter(path: path, headers: try Self.headers(image: "session.transcript.image"), mode: .appendSession)
         try writer.append(.event(.powerOn))
         writer.close()
-        try Data([4, 5, 6]).write(to: URL(fileURLWithPath: image))  // what the first session did to the card
+        // What the first session did to the card.
+        try Data(CardImageFormat.encode(CardState(profile: .arculusFIDO21, masterSecret: [UInt8](repeating: 2, count: 32))))
+            .write(to: URL(fileURLWithPath: image))
         #expect(throws: TranscriptFileError(path: path, reason: "cannot append a session to it: its card starts from a card image "
                                             + "(@image session.transcript.image), and a later session would start from what the image "
                                             + "holds by then, which a transcript cannot say; record it to another file")) {
             try TranscriptRecorder.imageReference(forImageAt: image, recordingTo: path, fileMode: .appendSession)
         }
-        #expect(FileManager.default.contents(atPath: path + ".image") == Data([1, 2, 3]))
+        #expect(FileManager.default.contents(atPath: path + ".image") == first)
     }
 
     @Test("a file that cannot take another session says why", arguments: [

@@ -4,27 +4,57 @@ import CardCrypto
 
 /// The layout of a card image, as bytes: no file, no system call (``CardImageFile`` does the I/O).
 ///
-/// Layout: the magic `ARCIMG\0` and a format-version byte, then records. Each record is a
-/// 4-byte big-endian payload length, a kind byte (`S` snapshot, `M` mutations), the payload
-/// (CBOR) and the first 16 bytes of SHA-256 over length, kind and payload. The first record is
-/// the snapshot of the whole `CardState`; every later one is a change (a list of
-/// `CardMutation`s).
+/// Layout (format version 3): the magic `ARCIMG\0` and a format-version byte, then records. Each
+/// record is a 4-byte big-endian payload length, a kind byte (`S` snapshot, `M` mutations), the
+/// payload (CBOR), the first 16 bytes of SHA-256 over length, kind and payload, the length again,
+/// and the end mark `A5`. The first record is the snapshot of the whole `CardState`; every later
+/// one is a change (a list of `CardMutation`s) appended to the journal.
 ///
-/// What a crash leaves after the last good record — an incomplete record, garbage or zeros (a
-/// file system may extend the file before the data lands) — is a torn tail: decoding ends before
-/// it and reports where the valid records end. A bad record with a good record after it is
-/// damage, never silently dropped.
+/// The record's two ends are what tell a record that was written whole from one a crash cut
+/// short (``tail(of:at:version:)``): an append is at most ``maximumAppendLength`` bytes, and
+/// what it leaves when cut — a prefix of the record, or the record's length with zeros after
+/// some point (a file system may extend the file before the data lands) — never ends in the end
+/// mark, and never has a whole record after it. So a record whose last byte was written but whose
+/// checksum fails, a whole record after a bad one, or more bytes than an append writes are
+/// damage, reported with the offset; only the shapes of a cut-short append are a torn tail,
+/// dropped (that change was never acknowledged). Each record is read once: decoding is linear
+/// in the image's size.
+///
+/// Version 2 (records without the second length and the end mark) still loads; the first write
+/// to such an image rewrites it in version 3.
 public enum CardImageFormat {
     static let magic: [UInt8] = Array("ARCIMG".utf8) + [0x00]
-    static let formatVersion: UInt8 = 2
+    /// The version this build writes.
+    static let formatVersion: UInt8 = 3
+    /// The versions this build reads.
+    static let readableVersions: ClosedRange<UInt8> = 2...3
     static let headerLength = magic.count + 1
     /// The length field and the kind byte in front of a record's payload.
     static let recordHeaderLength = 5
     static let digestLength = 16
+    /// The last byte of every version 3 record: never 0, and no single flipped bit makes it 0.
+    static let endMark: UInt8 = 0xA5
+    /// The journal record longest an append writes; a change that needs more is written as a
+    /// new snapshot instead (``CardImageFile``), so a torn tail is never longer.
+    static let maximumAppendLength = 64 * 1024
+    /// The largest file the loader reads: far beyond any card's memory (10,000 credentials take
+    /// a few MB), so that a device or a foreign file is refused before it is read.
+    public static let maximumImageLength = 256 * 1024 * 1024
 
     enum RecordKind: UInt8 {
         case snapshot = 0x53  // "S"
         case mutations = 0x4D // "M"
+    }
+
+    /// What follows a record's payload in an image of `version`: the digest, and from version 3 on
+    /// the length again and the end mark.
+    static func trailerLength(version: UInt8) -> Int {
+        version >= 3 ? digestLength + 4 + 1 : digestLength
+    }
+
+    /// The bytes of a record of `payloadLength` bytes in an image of `version`.
+    static func recordLength(payloadLength: Int, version: UInt8 = formatVersion) -> Int {
+        recordHeaderLength + payloadLength + trailerLength(version: version)
     }
 
     // MARK: - Encoding
@@ -39,14 +69,23 @@ public enum CardImageFormat {
         record(kind: .mutations, payload: CBOREncoder.encode(.array(mutations.map { $0.encoded() })))
     }
 
-    static func record(kind: RecordKind, payload: [UInt8]) -> [UInt8] {
-        let length = UInt32(payload.count)
-        var bytes: [UInt8] = [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
-                              UInt8(length & 0xFF), kind.rawValue]
-        bytes.reserveCapacity(bytes.count + payload.count + digestLength)
+    /// One record of `version` (the current one unless a test builds an older image).
+    static func record(kind: RecordKind, payload: [UInt8], version: UInt8 = formatVersion) -> [UInt8] {
+        let length = bigEndian(UInt32(payload.count))
+        var bytes = length + [kind.rawValue]
+        bytes.reserveCapacity(recordLength(payloadLength: payload.count, version: version))
         bytes += payload
         bytes += SHA256.hash(bytes).prefix(digestLength)
+        if version >= 3 { bytes += length + [endMark] }
         return bytes
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    static func lengthField(in bytes: [UInt8], at offset: Int) -> Int {
+        bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
     }
 
     // MARK: - Records
@@ -66,42 +105,48 @@ public enum CardImageFormat {
         case record(Record)
         /// The image ends before the record does.
         case incomplete
-        case badChecksum
+        /// The record's bytes are all there, but its checksum, second length or end mark is wrong.
+        case bad
     }
 
-    /// The one record parser: what starts at `offset` of `bytes`.
-    static func scanRecord(in bytes: [UInt8], at offset: Int) -> RecordScan {
+    /// The one record parser: what starts at `offset` of `bytes`, an image of `version`.
+    static func scanRecord(in bytes: [UInt8], at offset: Int, version: UInt8) -> RecordScan {
         guard bytes.count - offset >= recordHeaderLength else { return .incomplete }
-        let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+        let length = lengthField(in: bytes, at: offset)
         let payloadEnd = offset + recordHeaderLength + length
-        let end = payloadEnd + digestLength
+        let end = offset + recordLength(payloadLength: length, version: version)
         guard end <= bytes.count else { return .incomplete }
-        let digest = SHA256.hash(Array(bytes[offset..<payloadEnd])).prefix(digestLength)
-        guard digest.elementsEqual(bytes[payloadEnd..<end]) else { return .badChecksum }
-        return .record(Record(kind: bytes[offset + 4], payload: (offset + recordHeaderLength)..<payloadEnd, end: end))
-    }
-
-    /// Whether a complete record of a known kind with a valid checksum starts anywhere after `offset`.
-    static func hasValidRecord(in bytes: [UInt8], after offset: Int) -> Bool {
-        var start = offset + 1
-        while start + recordHeaderLength + digestLength <= bytes.count {
-            if case .record(let record) = scanRecord(in: bytes, at: start), RecordKind(rawValue: record.kind) != nil {
-                return true
-            }
-            start += 1
+        if version >= 3 {
+            guard bytes[end - 1] == endMark, lengthField(in: bytes, at: end - 5) == length else { return .bad }
         }
-        return false
+        let digest = SHA256.hash(Array(bytes[offset..<payloadEnd])).prefix(digestLength)
+        guard digest.elementsEqual(bytes[payloadEnd..<payloadEnd + digestLength]) else { return .bad }
+        return .record(Record(kind: bytes[offset + 4], payload: (offset + recordHeaderLength)..<payloadEnd, end: end))
     }
 
     // MARK: - Decoding
 
+    /// Why a file starting with `header` (its first ``headerLength`` bytes, or all of a shorter
+    /// file) is not a card image this build reads; nil for an image, or an empty file.
+    static func headerProblem(_ header: some Collection<UInt8>) -> CardImageError.Reason? {
+        guard !header.isEmpty else { return nil }
+        guard header.count >= headerLength, header.starts(with: magic) else { return .notACardImage }
+        let version = header[header.index(header.startIndex, offsetBy: magic.count)]
+        return readableVersions.contains(version) ? nil : .unsupportedVersion(version)
+    }
+
     /// A decoded image: the state after every valid record, and where the valid records end.
     struct Decoded {
         var state: CardState
+        /// The image's format version.
+        var version: UInt8
         /// Bytes of the image that hold valid records; anything after is a torn tail.
         var validLength: Int
         /// Bytes of the snapshot record.
         var snapshotLength: Int
+        /// Whether a journal record retires a secret (a reset, a deleted credential, a changed
+        /// PIN) that is still in the file: the next write rewrites the image without it.
+        var holdsRetiredSecrets: Bool
         /// Bytes of the journal records after the snapshot.
         var journalLength: Int { validLength - headerLength - snapshotLength }
     }
@@ -115,24 +160,21 @@ public enum CardImageFormat {
     static func decode(_ bytes: [UInt8], path: String) throws(CardImageError) -> Decoded {
         func fail(_ reason: CardImageError.Reason) -> CardImageError { CardImageError(path: path, reason: reason) }
         guard !bytes.isEmpty else { throw fail(.damaged("the file is empty")) }
-        guard bytes.count >= headerLength, Array(bytes[0..<magic.count]) == magic else { throw fail(.notACardImage) }
+        if let problem = headerProblem(bytes.prefix(headerLength)) { throw fail(problem) }
         let version = bytes[magic.count]
-        guard version == formatVersion else { throw fail(.unsupportedVersion(version)) }
+        guard bytes.count <= maximumImageLength else { throw fail(.tooLarge(bytes.count)) }
         var offset = headerLength
         var state: CardState?
         var snapshotLength = 0
+        var retires = false
         records: while offset < bytes.count {
             let record: Record
-            switch scanRecord(in: bytes, at: offset) {
-            case .incomplete:
-                break records  // an append cut short: never acknowledged
-            case .badChecksum:
-                // What a crashed append leaves (garbage or zeros to the end of the file) is a torn
-                // tail; a bad record with a good one after it is damage.
-                if hasValidRecord(in: bytes, after: offset) {
-                    throw fail(.damaged("the record at byte \(offset) fails its checksum"))
+            switch scanRecord(in: bytes, at: offset, version: version) {
+            case .incomplete, .bad:
+                switch tail(of: bytes, at: offset, version: version, afterSnapshot: state != nil) {
+                case .torn: break records  // an append cut short: never acknowledged
+                case .damaged(let why): throw fail(.damaged(why))
                 }
-                break records
             case .record(let found):
                 record = found
             }
@@ -145,16 +187,20 @@ public enum CardImageFormat {
                     throw fail(error)
                 }
                 snapshotLength = record.end - offset
-            case (.mutations, var current?):
-                for mutation in try mutations(in: payload, at: offset, path: path) { current.apply(mutation) }
-                state = current
+            case (.mutations, .some):
+                // In place: a copy of the state per record would copy every credential.
+                for mutation in try mutations(in: payload, at: offset, path: path) {
+                    retires = retires || mutation.retiresSecret(of: state!)
+                    state!.apply(mutation)
+                }
             default:
                 throw fail(.malformed("unexpected record kind \(record.kind) at byte \(offset)"))
             }
             offset = record.end
         }
         guard let state else { throw fail(.damaged("no complete snapshot record")) }
-        return Decoded(state: state, validLength: offset, snapshotLength: snapshotLength)
+        return Decoded(state: state, version: version, validLength: offset, snapshotLength: snapshotLength,
+                       holdsRetiredSecrets: retires)
     }
 
     /// The changes a journal record's payload lists.

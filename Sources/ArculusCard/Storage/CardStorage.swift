@@ -10,6 +10,16 @@ public protocol CardStorage: AnyObject {
     func save(_ state: CardState) throws(CardImageError)
     /// Makes `mutations` durable, all or none, applied to the state last loaded or saved.
     func commit(_ mutations: [CardMutation]) throws(CardImageError)
+    /// Why the upkeep after the last successful ``commit(_:)`` failed, once, if it did: the
+    /// change itself is durable, but the image could not be compacted, or still holds a secret
+    /// the change retired, until a later write succeeds (``CardImageFile``). ``VirtualCard``
+    /// reports it as a write failure that kept the change.
+    func takeUpkeepFailure() -> CardImageError?
+}
+
+extension CardStorage {
+    /// Storage without upkeep has nothing to report.
+    public func takeUpkeepFailure() -> CardImageError? { nil }
 }
 
 /// Non-volatile memory kept in the process, for tests and throw-away cards.
@@ -46,6 +56,18 @@ public struct CardImageError: Error, CustomStringConvertible, Equatable {
         case malformed(String)
         case locked
         case io(String)
+        /// A directory, device, FIFO or socket (the kind, as ``FileStatus/Kind`` names it).
+        case notARegularFile(String)
+        /// More bytes than ``CardImageFormat/maximumImageLength``.
+        case tooLarge(Int)
+        /// The process may not write it (the failing call and its error).
+        case notWritable(String)
+        /// The file has this many names (hard links).
+        case hardLinked(Int)
+        /// A symbolic link whose target does not exist.
+        case danglingSymbolicLink
+        /// A new image was asked for, and something is at the path.
+        case alreadyExists
         case profileMismatch(image: String, requested: String)
     }
 
@@ -68,7 +90,19 @@ public struct CardImageError: Error, CustomStringConvertible, Equatable {
         case .malformed(let why):
             "card image \(path) has a valid checksum but unreadable contents (\(why))"
         case .locked:
-            "card image \(path) is in use by another process (its lock file is held)"
+            "card image \(path) is in use by another process (it holds the image's lock)"
+        case .notARegularFile(let kind):
+            "\(path) is \(kind), not a card image file; refusing to use it"
+        case .tooLarge(let size):
+            "\(path) is \(size) bytes, more than any card image (at most \(CardImageFormat.maximumImageLength)); refusing to read it"
+        case .notWritable(let why):
+            "card image \(path) cannot be written by this process (\(why)); the card stores every change in it: make it writable, or use a copy"
+        case .hardLinked(let names):
+            "card image \(path) has \(names) names (hard links); compacting it would leave the others on the old card: remove the other names first"
+        case .danglingSymbolicLink:
+            "\(path) is a symbolic link to a file that does not exist; a new card image is not created through a link"
+        case .alreadyExists:
+            "\(path) already exists"
         case .io(let why):
             "card image \(path): \(why)"
         case .profileMismatch(let image, let requested):

@@ -8,8 +8,47 @@ import POSIXSupport
 
 /// The card image's file-system calls on the real file system.
 final class POSIXFileSystem: CardImageFileSystem {
-    func open(_ path: String, creating: Bool) throws(SystemCallError) -> Int32 {
-        try check("open", systemOpen(path, O_WRONLY | O_CLOEXEC | (creating ? O_CREAT | O_TRUNC : 0), 0o600))
+    func openExisting(_ path: String) throws(SystemCallError) -> Int32? {
+        // O_NONBLOCK: opening a FIFO or a device must not wait; it changes nothing for a regular file.
+        let descriptor = systemOpen(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0)
+        if descriptor < 0 && errno == ENOENT { return nil }
+        return try check("open", descriptor)
+    }
+
+    func createNew(_ path: String) throws(SystemCallError) -> Int32 {
+        try NewFile.create(path, mode: 0o600).descriptor
+    }
+
+    func createTemporary(beside path: String) throws(SystemCallError) -> (descriptor: Int32, path: String) {
+        let file = try NewFile.temporary(beside: path, mode: 0o600)
+        return (file.descriptor, file.path)
+    }
+
+    func status(of descriptor: Int32) throws(SystemCallError) -> FileStatus {
+        try POSIX.status(of: descriptor)
+    }
+
+    func status(atPath path: String) throws(SystemCallError) -> FileStatus? {
+        try POSIX.status(atPath: path)
+    }
+
+    func resolve(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    func tryLock(_ descriptor: Int32) throws(SystemCallError) -> Bool {
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            if errno == EWOULDBLOCK { return false }
+            throw SystemCallError("flock")
+        }
+        return true
+    }
+
+    func pread(_ descriptor: Int32, upTo count: Int, at offset: Int) throws(SystemCallError) -> [UInt8] {
+        try POSIX.pread(descriptor, upTo: count, at: offset)
     }
 
     func pwrite(_ descriptor: Int32, _ bytes: [UInt8], at offset: Int) throws(SystemCallError) {
@@ -42,37 +81,24 @@ final class POSIXFileSystem: CardImageFileSystem {
     }
 
     func fsyncDirectory(_ path: String) throws(SystemCallError) {
-        let descriptor = try check("open", systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
-        defer { close(descriptor) }
-        _ = try check("fsync", systemFsync(descriptor))
-    }
-
-    func readFile(_ path: String) throws(SystemCallError) -> [UInt8]? {
-        let descriptor = systemOpen(path, O_RDONLY | O_CLOEXEC, 0)
-        if descriptor < 0 && errno == ENOENT { return nil }
-        _ = try check("open", descriptor)
-        defer { close(descriptor) }
-        return try POSIX.readToEnd(descriptor)
+        try NewFile.syncDirectory(path)
     }
 
     func unlink(_ path: String) {
         _ = systemUnlink(path)
     }
 
-    func lock(_ path: String) throws(SystemCallError) -> Int32? {
-        let descriptor = try check("open", systemOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600))
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let failure = SystemCallError("flock")
-            close(descriptor)
-            if failure.code == EWOULDBLOCK { return nil }
-            throw failure
+    func directoryEntries(_ path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
         }
-        return descriptor
-    }
-
-    func unlock(_ descriptor: Int32) {
-        _ = flock(descriptor, LOCK_UN)
-        close(descriptor)
+        return names
     }
 
     /// `result`, or the call's error when it is negative (the C convention).

@@ -9,9 +9,11 @@ import FIDOWire
 //   mode bit 0 clear: the image bytes as they are;
 //   mode bit 0 set:   length-prefixed records (`LengthPrefixedPieces`), each a kind byte and a
 //                     payload; the harness adds the magic, the format version, each record's
-//                     length and a correct checksum, so the fuzzer reaches the snapshot and
-//                     journal decoding behind the checksums it cannot forge. Mode bit 1 then
-//                     appends the rest of the input after the last piece as a raw tail.
+//                     length, a correct checksum (and in version 3 the second length and the end
+//                     mark), so the fuzzer reaches the snapshot and journal decoding behind the
+//                     checksums it cannot forge. Mode bit 1 then appends the rest of the input
+//                     after the last piece as a raw tail (what follows the last record: a torn
+//                     append, or damage); mode bit 2 builds a version 2 image.
 // Properties: decoding never traps; a decoded state keeps the card's invariants; and a state
 // encoded as an image decodes to itself.
 
@@ -26,7 +28,8 @@ public func fuzzImageInitialize(_ argc: UnsafeMutablePointer<Int32>?,
 public func fuzzImageTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = fuzzBytes(data, size)
     guard let mode = input.first else { return 0 }
-    let image = mode & 0x01 == 0 ? Array(input.dropFirst()) : imageWithChecksums(input.dropFirst(), rawTail: mode & 0x02 != 0)
+    let image = mode & 0x01 == 0 ? Array(input.dropFirst()) : imageWithChecksums(input.dropFirst(), rawTail: mode & 0x02 != 0,
+                                                                                  version: mode & 0x04 != 0 ? 2 : 3)
     guard let state = try? CardImageFormat.state(fromImage: image, path: "fuzz.img") else { return 0 }
     fuzzCheck((0...CardState.maximumPINRetries).contains(state.pinRetries), "PIN retries \(state.pinRetries)")
     fuzzCheck(state.masterSecret.count == 32, "master secret of \(state.masterSecret.count) bytes")

@@ -227,22 +227,24 @@ struct SeedWriter {
     }
 
     /// image: each baseline as a fresh image, and an image with journal records after it; each as
-    /// it is and as the records of a checksum-mode input.
+    /// it is and as the records of a checksum-mode input; the image with a journal also in the
+    /// older format version 2 (records without their second length and end mark).
     private func images() throws -> [(String, [UInt8])] {
         var images = FuzzBaseline.allCases.map { ("baseline-\($0)", CardImageFormat.encode(FuzzBaselines.shared.start($0).card.state)) }
-        images.append(("with-journal", try imageWithJournal()))
+        let withJournal = try imageWithJournal()
+        images.append(("with-journal", withJournal))
+        let pieces = LengthPrefixedPieces.encode(checksumModePieces(of: withJournal))
+        let version2 = [(String, [UInt8])]([("with-journal-v2", [0x00] + imageWithChecksums(pieces[...], rawTail: false, version: 2)),
+                                             ("with-journal-v2-records", [0x05] + pieces)])
         return images.flatMap { name, image in
             [(name, [0x00] + image), (name + "-records", [0x01] + LengthPrefixedPieces.encode(checksumModePieces(of: image)))]
-        }
+        } + version2
     }
 
     /// A real image file after a few commands: snapshot plus journal records.
     private func imageWithJournal() throws -> [UInt8] {
         let path = NSTemporaryDirectory() + "arculus-fuzz-seed-\(getpid()).img"
-        defer {
-            unlink(path)
-            unlink(path + ".lock")
-        }
+        defer { unlink(path) }
         do {
             let card = try VirtualCard(imageAt: path, profile: .arculusFIDO21, entropy: .seeded(fuzzSeed))
             let platform = PlatformClient(send: card.ctap2)

@@ -7,9 +7,14 @@ import Testing
 /// logged in order, and any one can be made to fail. It also tracks which files hold data not yet
 /// made durable (written, not yet fsync'ed or fdatasync'ed).
 final class RecordingFileSystem: CardImageFileSystem {
-    /// One call, with files named by their last path component and the directory as "directory".
+    /// One call, with files named by their last path component (a temporary file beside
+    /// `card.img` as `card.img.tmp`, whatever its fresh name) and the directory as "directory".
     enum Call: Equatable, CustomStringConvertible {
         case open(String, creating: Bool)
+        case fstat(String)
+        case lstat(String)
+        case lock(String)
+        case pread(String)
         case pwrite(String, offset: Int, count: Int)
         case ftruncate(String, length: Int)
         case fdatasync(String)
@@ -17,34 +22,32 @@ final class RecordingFileSystem: CardImageFileSystem {
         case close(String)
         case rename(String, to: String)
         case fsyncDirectory
-        case readFile(String)
         case unlink(String)
-        case lock(String)
-        case unlock(String)
 
         /// The system call's name, as a ``SystemCallError`` names it.
         var name: String {
             switch self {
             case .open: "open"
+            case .fstat: "fstat"
+            case .lstat: "lstat"
+            case .lock: "flock"
+            case .pread: "pread"
             case .pwrite: "pwrite"
             case .ftruncate: "ftruncate"
             case .fdatasync: "fdatasync"
             case .fsync, .fsyncDirectory: "fsync"
             case .close: "close"
             case .rename: "rename"
-            case .readFile: "read"
             case .unlink: "unlink"
-            case .lock: "flock"
-            case .unlock: "flock"
             }
         }
 
         /// The file the call is on.
         var file: String {
             switch self {
-            case .open(let file, _), .pwrite(let file, _, _), .ftruncate(let file, _), .fdatasync(let file),
-                 .fsync(let file), .close(let file), .rename(let file, _), .readFile(let file), .unlink(let file),
-                 .lock(let file), .unlock(let file):
+            case .open(let file, _), .fstat(let file), .lstat(let file), .lock(let file), .pread(let file),
+                 .pwrite(let file, _, _), .ftruncate(let file, _), .fdatasync(let file), .fsync(let file),
+                 .close(let file), .rename(let file, _), .unlink(let file):
                 file
             case .fsyncDirectory:
                 "directory"
@@ -54,6 +57,10 @@ final class RecordingFileSystem: CardImageFileSystem {
         var description: String {
             switch self {
             case .open(let file, let creating): "open(\(file)\(creating ? ", create" : ""))"
+            case .fstat(let file): "fstat(\(file))"
+            case .lstat(let file): "lstat(\(file))"
+            case .lock(let file): "lock(\(file))"
+            case .pread(let file): "pread(\(file))"
             case .pwrite(let file, let offset, let count): "pwrite(\(file), \(count) bytes at \(offset))"
             case .ftruncate(let file, let length): "ftruncate(\(file), \(length))"
             case .fdatasync(let file): "fdatasync(\(file))"
@@ -61,20 +68,19 @@ final class RecordingFileSystem: CardImageFileSystem {
             case .close(let file): "close(\(file))"
             case .rename(let from, let to): "rename(\(from) → \(to))"
             case .fsyncDirectory: "fsync(directory)"
-            case .readFile(let file): "read(\(file))"
             case .unlink(let file): "unlink(\(file))"
-            case .lock(let file): "lock(\(file))"
-            case .unlock(let file): "unlock(\(file))"
             }
         }
     }
 
-    /// A call to fail once: the first call named `call` (a system call's name) on `file` fails
-    /// with `code`. A failing pwrite first writes half of its bytes, as a disk filling up does.
+    /// A call to fail: the first call named `call` (a system call's name) on `file` fails with
+    /// `code` (every such call, with `persistent`). A failing pwrite first writes half of its
+    /// bytes, as a disk filling up does.
     struct Fault: Sendable, CustomTestStringConvertible {
         let call: String
         let file: String
         let code: Int32
+        var persistent = false
 
         var testDescription: String { "\(call)(\(file)) fails: \(SystemCallError.text(code))" }
     }
@@ -84,6 +90,9 @@ final class RecordingFileSystem: CardImageFileSystem {
     /// Files written since their last fsync or fdatasync.
     private(set) var unsynced: Set<String> = []
     var fault: Fault?
+    /// Runs just before each `flock`, with the file's name: where a test puts what another
+    /// process does between an opener's `open` and its lock.
+    var beforeLock: ((String) -> Void)?
     private var names: [Int32: String] = [:]
 
     /// Forgets the calls logged so far.
@@ -93,21 +102,66 @@ final class RecordingFileSystem: CardImageFileSystem {
     private func record(_ call: Call) throws(SystemCallError) {
         calls.append(call)
         if let fault, fault.call == call.name, fault.file == call.file {
-            self.fault = nil
+            if !fault.persistent { self.fault = nil }
             throw SystemCallError(call.name, code: fault.code)
         }
     }
 
-    private static func name(_ path: String) -> String {
-        String(path.split(separator: "/").last ?? Substring(path))
+    /// The last path component, a temporary file's fresh name as `NAME.tmp`.
+    static func name(_ path: String) -> String {
+        let name = String(path.split(separator: "/").last ?? Substring(path))
+        if let infix = name.range(of: ".tmp-", options: .backwards),
+           NewFile.isTemporaryName(name, for: String(name[..<infix.lowerBound])) {
+            return name[..<infix.lowerBound] + ".tmp"
+        }
+        return name
     }
 
-    func open(_ path: String, creating: Bool) throws(SystemCallError) -> Int32 {
-        try record(.open(Self.name(path), creating: creating))
-        let descriptor = try real.open(path, creating: creating)
-        names[descriptor] = Self.name(path)
-        if creating { unsynced.insert(Self.name(path)) }
+    func openExisting(_ path: String) throws(SystemCallError) -> Int32? {
+        try record(.open(Self.name(path), creating: false))
+        let descriptor = try real.openExisting(path)
+        if let descriptor { names[descriptor] = Self.name(path) }
         return descriptor
+    }
+
+    func createNew(_ path: String) throws(SystemCallError) -> Int32 {
+        try record(.open(Self.name(path), creating: true))
+        let descriptor = try real.createNew(path)
+        names[descriptor] = Self.name(path)
+        return descriptor
+    }
+
+    func createTemporary(beside path: String) throws(SystemCallError) -> (descriptor: Int32, path: String) {
+        try record(.open(Self.name(path) + ".tmp", creating: true))
+        let created = try real.createTemporary(beside: path)
+        names[created.descriptor] = Self.name(created.path)
+        unsynced.insert(Self.name(created.path))
+        return created
+    }
+
+    func status(of descriptor: Int32) throws(SystemCallError) -> FileStatus {
+        try record(.fstat(names[descriptor] ?? "?"))
+        return try real.status(of: descriptor)
+    }
+
+    func status(atPath path: String) throws(SystemCallError) -> FileStatus? {
+        try record(.lstat(Self.name(path)))
+        return try real.status(atPath: path)
+    }
+
+    func resolve(_ path: String) -> String? {
+        real.resolve(path)
+    }
+
+    func tryLock(_ descriptor: Int32) throws(SystemCallError) -> Bool {
+        beforeLock?(names[descriptor] ?? "?")
+        try record(.lock(names[descriptor] ?? "?"))
+        return try real.tryLock(descriptor)
+    }
+
+    func pread(_ descriptor: Int32, upTo count: Int, at offset: Int) throws(SystemCallError) -> [UInt8] {
+        try record(.pread(names[descriptor] ?? "?"))
+        return try real.pread(descriptor, upTo: count, at: offset)
     }
 
     func pwrite(_ descriptor: Int32, _ bytes: [UInt8], at offset: Int) throws(SystemCallError) {
@@ -154,6 +208,8 @@ final class RecordingFileSystem: CardImageFileSystem {
         try real.rename(source, to: destination)
         if unsynced.remove(Self.name(source)) != nil { unsynced.insert(Self.name(destination)) }
         unsynced.insert("directory")
+        // The descriptor now has the destination's name.
+        for (descriptor, name) in names where name == Self.name(source) { names[descriptor] = Self.name(destination) }
     }
 
     func fsyncDirectory(_ path: String) throws(SystemCallError) {
@@ -162,27 +218,13 @@ final class RecordingFileSystem: CardImageFileSystem {
         unsynced.remove("directory")
     }
 
-    func readFile(_ path: String) throws(SystemCallError) -> [UInt8]? {
-        try record(.readFile(Self.name(path)))
-        return try real.readFile(path)
-    }
-
     func unlink(_ path: String) {
         calls.append(.unlink(Self.name(path)))
         unsynced.remove(Self.name(path))
         real.unlink(path)
     }
 
-    func lock(_ path: String) throws(SystemCallError) -> Int32? {
-        try record(.lock(Self.name(path)))
-        let descriptor = try real.lock(path)
-        if let descriptor { names[descriptor] = Self.name(path) }
-        return descriptor
-    }
-
-    func unlock(_ descriptor: Int32) {
-        calls.append(.unlock(names[descriptor] ?? "?"))
-        names[descriptor] = nil
-        real.unlock(descriptor)
+    func directoryEntries(_ path: String) -> [String]? {
+        real.directoryEntries(path)
     }
 }
