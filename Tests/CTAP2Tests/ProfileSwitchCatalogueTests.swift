@@ -170,3 +170,17 @@ struct ProfileSwitchCatalogueTests {
         #expect(empty.behaviour.getInfoAbsent.isEmpty && empty.transports.isEmpty, "an empty list is a value, not absent")
     }
 }
+
+@Suite("Profile switches: the README table")
+struct ProfileSwitchReadmeTests {
+    @Test("print the table (temporary)")
+    func printTable() throws {
+        var lines = ["| switch | values | default | what it changes | room (choices) / rule broken (departures) |",
+                     "| --- | --- | --- | --- | --- |"]
+        for entry in CardProfile.switches {
+            let name = entry.isDeparture ? "`\(entry.field)` (**departure**)" : "`\(entry.field)`"
+            lines.append("| \(name) | \(entry.values) | `\(entry.defaultValue)` | \(entry.summary) | \(entry.room) |")
+        }
+        try lines.joined(separator: "\n").write(toFile: "/tmp/switch-table.md", atomically: true, encoding: .utf8)
+    }
+}
