@@ -103,9 +103,9 @@ struct ProfileSwitchCatalogueTests {
     @Test("a value a switch does not take is one error naming the field, the value and what it takes", arguments: [
         ("unknownClass", #""9000""#, "behaviour.unknownClass: 9000 is not a value it takes (it takes an error status word, 4 hex digits (SW1 64–6F but 6C))"),
         ("unknownClass", #""6C10""#, "behaviour.unknownClass: 6C10 is not a value it takes"),
-        ("getResponseInChain", #""skip""#, "behaviour.getResponseInChain: skip is not a value it takes (it takes refuse | process)"),
+        ("getResponseInChain", #""skip""#, "behaviour.getResponseInChain: skip is not a value it takes (it takes refuse or process)"),
         ("responseChunk", "257", "behaviour.responseChunk: 257 is not a value it takes (it takes 1…256)"),
-        ("failedSelectDeselects", #""yes""#, "behaviour.failedSelectDeselects: yes is not a value it takes (it takes true | false)"),
+        ("failedSelectDeselects", #""yes""#, "behaviour.failedSelectDeselects: yes is not a value it takes (it takes true or false)"),
         ("getInfoAbsent", #"["versions"]"#, "behaviour.getInfoAbsent: [versions] is not a value it takes"),
         ("afterReset", #""deselected""#, "behaviour.afterReset: deselected is not a value it takes"),
         ("credentialIdLength", "64", "behaviour.credentialIdLength: 64 is not a value it takes"),
@@ -173,14 +173,17 @@ struct ProfileSwitchCatalogueTests {
 
 @Suite("Profile switches: the README table")
 struct ProfileSwitchReadmeTests {
-    @Test("print the table (temporary)")
-    func printTable() throws {
-        var lines = ["| switch | values | default | what it changes | room (choices) / rule broken (departures) |",
-                     "| --- | --- | --- | --- | --- |"]
-        for entry in CardProfile.switches {
-            let name = entry.isDeparture ? "`\(entry.field)` (**departure**)" : "`\(entry.field)`"
-            lines.append("| \(name) | \(entry.values) | `\(entry.defaultValue)` | \(entry.summary) | \(entry.room) |")
-        }
-        try lines.joined(separator: "\n").write(toFile: "/tmp/switch-table.md", atomically: true, encoding: .utf8)
+    /// The README row of `entry`, as the "Card profiles" section shows it.
+    static func row(_ entry: BehaviourSwitch) -> String {
+        let name = entry.isDeparture ? "`\(entry.field)` (**departure**)" : "`\(entry.field)`"
+        return "| \(name) | \(entry.values) | `\(entry.defaultValue)` | \(entry.summary) | \(entry.room) |"
+    }
+
+    @Test("README \"Card profiles\" has every switch's row: name, values, default, what it changes, the room or the rule broken")
+    func readmeTable() throws {
+        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `behaviour.") || $0.hasPrefix("| `departures.") }
+        #expect(rows.map(String.init) == CardProfile.switches.map(Self.row))
     }
 }

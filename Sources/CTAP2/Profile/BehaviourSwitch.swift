@@ -162,7 +162,7 @@ extension TextChoice {
         self = value
     }
     var switchValue: SwitchValue { .text(rawValue) }
-    static var choices: String { allCases.map(\.rawValue).joined(separator: " | ") }
+    static var choices: String { allCases.map(\.rawValue).joined(separator: " or ") }
 }
 
 extension CardBehaviour.ChainInterruption: TextChoice {}
