@@ -3,8 +3,9 @@ import FIDOWire
 import ISO7816
 
 extension CardFront.Behaviour {
-    /// The front's switches of `profile` (its ``CardBehaviour`` and ``CardDepartures``).
-    init(profile: CardProfile) {
+    /// The front's switches of `profile` (its ``CardBehaviour`` and ``CardDepartures``), for every
+    /// front that answers as a card of that profile (the card model, a transcript's stand-in).
+    public init(profile: CardProfile) {
         self.init()
         let behaviour = profile.behaviour
         malformedAPDU = behaviour.malformedAPDU
