@@ -30,12 +30,21 @@ public struct CardModel {
         let profile = authenticator.profile
         front = CardFront(configuration: .init(
             selectResponse: Array(profile.selectResponse.utf8), supportsCTAP2: profile.supportsCTAP2,
-            supportsU2F: authenticator.u2fEnabled, maxMessageSize: profile.maxMsgSize, options: frontOptions))
+            supportsU2F: authenticator.u2fEnabled, maxMessageSize: profile.maxMsgSize, options: frontOptions,
+            behaviour: CardFront.Behaviour(profile: profile)))
     }
 
     /// False from the moment the card left the field (an injected fault) until it is powered again.
     public var isInField: Bool {
         if case .outOfField = phase { false } else { true }
+    }
+
+    /// A card that needs a SELECT after authenticatorReset (``CardBehaviour/afterReset``)
+    /// deselects its applet once a reset through the front succeeded.
+    private mutating func frontAfterCTAP(_ command: CardCommand, answered response: [UInt8]) {
+        guard command == .ctap(CTAPCommand.reset.rawValue), response.first == CTAPStatus.ok.rawValue,
+              case .deselected(let word) = authenticator.profile.behaviour.afterReset else { return }
+        front.deselect(answering: word)
     }
 
     /// The front offers U2F while the authenticator does (alwaysUv disables it, CTAP 2.1 §7.2.2).
@@ -252,7 +261,9 @@ public struct CardModel {
                 if case .direct = pending.kind {
                     return .respond(response, ran: pending.command, work: pending.work, faultActs: [])
                 }
-                return .respond(front.complete(.ctap(response)).bytes, ran: pending.command, work: pending.work, faultActs: [])
+                let answer = front.complete(.ctap(response)).bytes
+                frontAfterCTAP(pending.command, answered: response)
+                return .respond(answer, ran: pending.command, work: pending.work, faultActs: [])
             }
         case .u2f(let outcome):
             let result = authenticator.finish(outcome, durable: succeeded)

@@ -237,9 +237,19 @@ public struct Authenticator {
     /// ahead by the profile's reservation: only when the value passes what the image holds does
     /// the command add a change (a new ceiling, `reservation` ahead), so most assertions write
     /// nothing and a crash loses at most `reservation` values (the counter then jumps, never
-    /// repeats).
+    /// repeats). How the counter moves is the profile's (behaviour.signatureCounter): up a fixed step, up a
+    /// random step, or not at all (always 0).
     mutating func takeSignatureCounter(changes: inout [CardMutation]) -> UInt32 {
-        let next = (counterInUse ?? memory.signatureCounter) &+ 1
+        let behaviour = profile.behaviour
+        let step: UInt32
+        switch behaviour.signatureCounter {
+        case .zero: return 0
+        case .global: step = UInt32(behaviour.signatureCounterStep)
+        case .randomStep: step = 1 + UInt32(random.bytes(2).reduce(0) { $0 << 8 | Int($1) } % behaviour.signatureCounterStep)
+        }
+        // Past UInt32.max the counter wraps to 0, as with a step of 1.
+        let (sum, overflow) = (counterInUse ?? memory.signatureCounter).addingReportingOverflow(step)
+        let next = overflow ? 0 : sum
         counterInUse = next
         if next > memory.state.signatureCounter || next == 0 {
             let headroom = UInt32(clamping: max(0, profile.signatureCounterReservation - 1))

@@ -34,14 +34,17 @@ extension CardFront {
         public var maxMessageSize: Int
         /// Behaviour switches.
         public var options: Options
+        /// The card's choices where ISO 7816 leaves room (its profile's switches).
+        public var behaviour: Behaviour
 
         public init(selectResponse: [UInt8], supportsCTAP2: Bool, supportsU2F: Bool, maxMessageSize: Int,
-                    options: Options = .init()) {
+                    options: Options = .init(), behaviour: Behaviour = .init()) {
             self.selectResponse = selectResponse
             self.supportsCTAP2 = supportsCTAP2
             self.supportsU2F = supportsU2F
             self.maxMessageSize = maxMessageSize
             self.options = options
+            self.behaviour = behaviour
         }
     }
 }

@@ -1,9 +1,14 @@
+import FIDOWire
+
 extension CardFront {
     /// What the front remembers between APDUs. All of it lives in the card's RAM, so a
     /// power cycle is simply `State()`.
     public struct State: Sendable, Equatable {
         /// Whether the FIDO applet has been selected since power-on.
         var isSelected = false
+        /// The answer to FIDO commands while not selected after the card deselected itself
+        /// (``CardFront/deselect(answering:)``), until the next SELECT.
+        var deselectedAnswer: StatusWord?
         /// The chained command being collected, if any.
         var chain: CommandChain?
         /// Response bytes not yet fetched with GET RESPONSE (after a `61xx`).

@@ -9,7 +9,8 @@ import FIDOWire
 /// handles itself or returns the ``Command``, and ``complete(_:)`` frames the card's result.
 ///
 /// Status word choices (a malformed or unexpected APDU never stops the front; it answers
-/// the word below and the next APDU is handled normally):
+/// the word below and the next APDU is handled normally). These are the defaults; a profile's
+/// switches (``Behaviour``) choose others where ISO 7816 leaves room:
 ///
 /// | condition | answer |
 /// | --- | --- |
@@ -54,6 +55,15 @@ public struct CardFront: Sendable {
     /// Whether the FIDO applet is currently selected.
     public var isAppletSelected: Bool { state.isSelected }
 
+    /// The applet deselects itself (a card that needs a SELECT after authenticatorReset): every
+    /// FIDO command answers `word` until the next SELECT.
+    public mutating func deselect(answering word: StatusWord) {
+        state.isSelected = false
+        state.deselectedAnswer = word
+    }
+
+    private var behaviour: Behaviour { configuration.behaviour }
+
     // MARK: - Receiving an APDU
 
     /// What the front made of one command APDU.
@@ -79,13 +89,20 @@ public struct CardFront: Sendable {
             command = try CommandAPDU(parsing: bytes)
         } catch {
             state.chain = nil
-            return .answer(ResponseAPDU(statusWord: .wrongLength))
+            return .answer(ResponseAPDU(statusWord: behaviour.malformedAPDU))
         }
 
         if var chain = state.chain {
             state.chain = nil
             guard chain.isContinued(by: command) else {
-                return .answer(ResponseAPDU(statusWord: .lastCommandOfChainExpected))
+                switch interruption(of: chain, by: command) {
+                case .refuse: return .answer(ResponseAPDU(statusWord: .lastCommandOfChainExpected))
+                case .endChain: return receiveWhole(command, pendingResponse: pendingResponse, pendingCTAP: pendingCTAP)
+                case .keepChain:
+                    let step = receiveWhole(command, pendingResponse: pendingResponse, pendingCTAP: pendingCTAP)
+                    state.chain = chain
+                    return step
+                }
             }
             chain.append(command.data)
             if command.isChained {
@@ -98,7 +115,26 @@ public struct CardFront: Sendable {
             return execute(chain.instruction, p1: chain.p1, p2: chain.p2, data: chain.data,
                            responseLimit: command.responseLimit, pendingResponse: pendingResponse, pendingCTAP: pendingCTAP)
         }
+        return receiveWhole(command, pendingResponse: pendingResponse, pendingCTAP: pendingCTAP)
+    }
 
+    /// What an APDU that does not continue the open chain does to it (``Behaviour``).
+    private enum ChainInterruption {
+        case refuse, endChain, keepChain
+    }
+
+    private func interruption(of chain: CommandChain, by command: CommandAPDU) -> ChainInterruption {
+        let commandClass = command.commandClass
+        switch FIDOInstruction(commandClass: commandClass, ins: command.ins) {
+        case .select? where behaviour.selectInChain: return .endChain
+        case .getResponse? where behaviour.getResponseInChain: return .keepChain
+        default: return .refuse
+        }
+    }
+
+    /// An APDU with no chain open: the first piece of a chain, or a whole command.
+    private mutating func receiveWhole(_ command: CommandAPDU, pendingResponse: [UInt8]?,
+                                       pendingCTAP: PendingCTAPRequest?) -> Step {
         let instruction: FIDOInstruction
         switch validateHeader(command) {
         case .rejected(let statusWord): return .answer(ResponseAPDU(statusWord: statusWord))
@@ -121,20 +157,23 @@ public struct CardFront: Sendable {
     /// a chain), so a chain for a command that cannot run is refused before it is sent.
     private func validateHeader(_ command: CommandAPDU) -> HeaderCheck {
         let commandClass = command.commandClass
-        guard commandClass == 0x00 || commandClass == 0x80 else { return .rejected(.claNotSupported) }
+        guard commandClass == 0x00 || commandClass == 0x80 else { return .rejected(behaviour.unknownClass) }
+        let unknownInstruction = commandClass == 0x00 ? behaviour.unknownInstructionClass00 : behaviour.unknownInstructionClass80
         guard let instruction = FIDOInstruction(commandClass: commandClass, ins: command.ins) else {
-            return .rejected(.insNotSupported)
+            return .rejected(unknownInstruction)
         }
         switch instruction {
-        case .nfcctapMessage, .nfcctapGetResponse:
-            guard configuration.supportsCTAP2 else { return .rejected(.insNotSupported) }
+        case .nfcctapMessage:
+            guard configuration.supportsCTAP2 else { return .rejected(unknownInstruction) }
+        case .nfcctapGetResponse:
+            guard configuration.supportsCTAP2 && behaviour.nfcctapGetResponse else { return .rejected(unknownInstruction) }
         case .u2fRegister, .u2fAuthenticate, .u2fVersion:
-            guard configuration.supportsU2F else { return .rejected(.insNotSupported) }
+            guard configuration.supportsU2F || behaviour.u2fVersionOnly != nil else { return .rejected(unknownInstruction) }
         case .select, .getResponse:
             break
         }
         if instruction.needsSelectedApplet && !state.isSelected {
-            return .rejected(.conditionsNotSatisfied)
+            return .rejected(state.deselectedAnswer ?? behaviour.notSelected)
         }
         let (p1, p2) = (command.p1, command.p2)
         let parametersValid: Bool
@@ -147,7 +186,10 @@ public struct CardFront: Sendable {
         // U2F: REGISTER and VERSION ignore P1/P2 (old clients send P1 = 03 to REGISTER).
         case .u2fRegister, .u2fVersion: parametersValid = true
         }
-        return parametersValid ? .valid(instruction) : .rejected(.incorrectP1P2)
+        guard parametersValid else {
+            return .rejected(instruction == .select ? behaviour.selectOtherP1P2 : behaviour.incorrectP1P2)
+        }
+        return .valid(instruction)
     }
 
     private enum HeaderCheck {
@@ -185,13 +227,13 @@ public struct CardFront: Sendable {
 
         case .getResponse:
             guard data.isEmpty else { return .answer(ResponseAPDU(statusWord: .wrongLength)) }
-            guard let pendingResponse else { return .answer(ResponseAPDU(statusWord: .conditionsNotSatisfied)) }
-            return .answer(respond(pendingResponse, limit: responseLimit))
+            guard let pendingResponse else { return .answer(ResponseAPDU(statusWord: behaviour.getResponseIdle)) }
+            return .answer(respond(pendingResponse, limit: responseLimit, continuing: true))
 
         case .nfcctapMessage:
-            guard !data.isEmpty else { return .answer(ResponseAPDU(statusWord: .wrongLength)) }
+            guard !data.isEmpty else { return .answer(ResponseAPDU(statusWord: behaviour.emptyMessage)) }
             guard data.count <= configuration.maxMessageSize else { return .answer(requestTooLarge(.nfcctapMessage)) }
-            let mayDefer = p1 == NFCBinding.messageSupportsGetResponse
+            let mayDefer = p1 == NFCBinding.messageSupportsGetResponse && behaviour.nfcctapGetResponse
             if mayDefer && configuration.options.busyFirst {
                 // A slow card's answer: "still processing", and the request runs only when polled.
                 state.pendingCTAP = PendingCTAPRequest(request: data, busyPollsRemaining: configuration.options.busyPolls)
@@ -201,7 +243,7 @@ public struct CardFront: Sendable {
 
         case .nfcctapGetResponse:
             guard data.isEmpty else { return .answer(ResponseAPDU(statusWord: .wrongLength)) }
-            guard var pending = pendingCTAP else { return .answer(ResponseAPDU(statusWord: .conditionsNotSatisfied)) }
+            guard var pending = pendingCTAP else { return .answer(ResponseAPDU(statusWord: behaviour.nfcctapGetResponseIdle)) }
             if p1 == NFCBinding.getResponseCancel {
                 // Cancel: the request is dropped unprocessed, so nothing it would have
                 // changed on the card happens.
@@ -213,6 +255,11 @@ public struct CardFront: Sendable {
                 return .answer(Self.stillProcessing)
             }
             return awaiting(.ctapPoll(pending.request))
+
+        case .u2fRegister where !configuration.supportsU2F, .u2fAuthenticate where !configuration.supportsU2F:
+            // A card that answers U2F_VERSION only (no attestation to register with): refused
+            // before the data is looked at.
+            return .answer(ResponseAPDU(statusWord: behaviour.u2fVersionOnly ?? .conditionsNotSatisfied))
 
         case .u2fRegister:
             guard data.count == 64 else { return .answer(ResponseAPDU(statusWord: .wrongLength)) }
@@ -227,7 +274,7 @@ public struct CardFront: Sendable {
                                              application: Array(data[32..<64]), keyHandle: Array(data[65...])))
 
         case .u2fVersion:
-            guard data.isEmpty else { return .answer(ResponseAPDU(statusWord: .wrongLength)) }
+            guard data.isEmpty || behaviour.u2fVersionIgnoresData else { return .answer(ResponseAPDU(statusWord: .wrongLength)) }
             return .answer(respond(Array(NFCBinding.selectResponseU2F.utf8), limit: responseLimit))
         }
     }
@@ -245,14 +292,16 @@ public struct CardFront: Sendable {
         case (_, .statusWord(let word)):
             return ResponseAPDU(statusWord: word)
         case (.select(let aid, let p2), .run):
-            guard !aid.isEmpty else { return ResponseAPDU(statusWord: .wrongLength) }
-            guard aid == NFCBinding.fidoAID else {
-                state.isSelected = false
+            if aid.isEmpty, let word = behaviour.selectWithoutAID { return ResponseAPDU(statusWord: word) }
+            guard selects(aid) else {
+                if behaviour.failedSelectDeselects { state.isSelected = false }
                 return ResponseAPDU(statusWord: .fileNotFound)
             }
             state.isSelected = true
+            state.deselectedAnswer = nil
             // P2 0C: "no response data" (ISO 7816-4 §11.1.1).
-            return p2 == 0x0C ? ResponseAPDU(statusWord: .success) : respond(configuration.selectResponse, limit: limit)
+            return p2 == 0x0C && !behaviour.selectAnswersWithP2NoData
+                ? ResponseAPDU(statusWord: .success) : respond(configuration.selectResponse, limit: limit)
         case (.ctap(let request, true), .deferred(let polls)), (.ctapPoll(let request), .deferred(let polls)):
             state.pendingCTAP = PendingCTAPRequest(request: request, busyPollsRemaining: polls)
             return Self.stillProcessing
@@ -270,9 +319,20 @@ public struct CardFront: Sendable {
         }
     }
 
-    /// Response chaining (ISO 7816-4 §5.3.4): send at most `limit` bytes; the rest waits
-    /// for GET RESPONSE behind `61xx`.
-    private mutating func respond(_ data: [UInt8], limit: Int) -> ResponseAPDU {
+    /// Whether SELECT of `aid` selects the FIDO applet: its AID, or as the card's switches allow
+    /// a right-truncated one, a longer one, or none.
+    private func selects(_ aid: [UInt8]) -> Bool {
+        let fido = NFCBinding.fidoAID
+        if aid == fido || aid.isEmpty { return true }
+        if aid.count < fido.count { return behaviour.selectPartialAID && fido.starts(with: aid) }
+        return behaviour.selectLongerAID && aid.starts(with: fido)
+    }
+
+    /// Response chaining (ISO 7816-4 §5.3.4): send at most `limit` bytes (a short APDU's at most
+    /// the card's chunk); the rest waits for GET RESPONSE behind `61xx`. `continuing`: the
+    /// answer to GET RESPONSE, which honours Le even on a card that exceeds it otherwise.
+    private mutating func respond(_ data: [UInt8], limit responseLimit: Int, continuing: Bool = false) -> ResponseAPDU {
+        let limit = behaviour.limit(responseLimit, continuing: continuing)
         guard data.count > limit else { return ResponseAPDU(data: data, statusWord: .success) }
         let rest = Array(data[limit...])
         state.pendingResponse = rest

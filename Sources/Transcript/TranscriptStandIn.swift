@@ -59,7 +59,8 @@ public final class TranscriptStandIn: TranscriptCard {
         applet = StandInApplet(messages: messages, profile: profile)
         front = CardFront(configuration: .init(
             selectResponse: selectAnswer ?? Array(profile.selectResponse.utf8), supportsCTAP2: profile.supportsCTAP2,
-            supportsU2F: profile.supportsU2F, maxMessageSize: profile.maxMsgSize, options: transcript.frontOptions))
+            supportsU2F: profile.supportsU2F, maxMessageSize: profile.maxMsgSize, options: transcript.frontOptions,
+            behaviour: CardFront.Behaviour(profile: profile)))
         atr = transcript.atr ?? (try? profile.atrBytes) ?? []
     }
 

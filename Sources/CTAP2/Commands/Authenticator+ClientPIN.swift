@@ -9,15 +9,22 @@ extension Authenticator {
                             changes: inout [CardMutation]) throws(CTAPStatus) -> ClientPINResponse? {
         guard let subcommand = request.subcommand else { throw .invalidSubcommand }
         if subcommand == .getPINRetries {
+            if profile.departures.pinRetriesNeedProtocol && request.pinUvAuthProtocol == nil { throw .missingParameter }
             // A card with no PIN has no retries to count: PIN_NOT_SET, as current authenticators
-            // answer and python-fido2's device suite expects (see README, "Card profiles").
-            guard state.isPINSet else { throw .pinNotSet }
+            // answer and python-fido2's device suite expects (see README, "Card profiles"); a
+            // profile may answer the retries a PIN will have (behaviour.pinRetriesWithoutPIN).
+            guard state.isPINSet || profile.behaviour.pinRetriesWithoutPIN == .retries else { throw .pinNotSet }
             return ClientPINResponse(pinRetries: state.pinRetries,
                                      powerCycleState: profile.supportsCTAP21 ? session.consecutivePINFailures >= 3 : nil)
         }
         // Every subcommand first checks that its mandatory parameters are present (step 1:
         // MISSING_PARAMETER), then that pinUvAuthProtocol is supported (step 2: INVALID_PARAMETER),
-        // and only then anything else (CTAP 2.1 §6.5.5.4–§6.5.5.7).
+        // and only then anything else (CTAP 2.1 §6.5.5.4–§6.5.5.7). A card with the departure
+        // pinStateBeforeMembers answers PIN_NOT_SET before step 1.
+        if profile.departures.pinStateBeforeMembers && !state.isPINSet
+            && [.changePIN, .getPinToken, .getPinUvAuthTokenUsingPinWithPermissions].contains(subcommand) {
+            throw .pinNotSet
+        }
         switch subcommand {
         case .getPINRetries:
             preconditionFailure("answered above")
@@ -61,7 +68,9 @@ extension Authenticator {
     private func permissionsToGrant(_ number: UInt64, rpId: String?) throws(CTAPStatus) -> PINUVAuthPermissions {
         guard number != 0 else { throw .invalidParameter }
         let asked = PINUVAuthPermissions(rawValue: UInt8(truncatingIfNeeded: number)).intersection(.defined)
-        guard asked.isSubset(of: grantablePermissions) else { throw .unauthorizedPermission }
+        guard asked.isSubset(of: grantablePermissions) || profile.departures.grantsUnsupportedPermissions else {
+            throw .unauthorizedPermission
+        }
         if asked.contains(.persistentCredentialManagementReadOnly) && asked != .persistentCredentialManagementReadOnly {
             throw .unauthorizedPermission
         }
@@ -196,7 +205,9 @@ extension Authenticator {
                 let encrypted = pinProtocol.encrypt(key: check.sharedSecret, plaintext: token, iv: random.bytes(16))
                 return ClientPINResponse(pinUvAuthToken: encrypted)
             }
-            if profile.supportsCTAP21 {
+            // A card with the departure oldTokenStaysValid keeps the token's value, so a token
+            // issued before still verifies.
+            if profile.supportsCTAP21 && !profile.departures.oldTokenStaysValid {
                 session.resetTokens(random: &random)
             }
             session.token.beginUsing(userIsPresent: false, at: now)

@@ -45,10 +45,12 @@ extension Authenticator {
         // 2.0 has no such rule); "rk" is not an option of getAssertion (CTAP 2.1: unsupported;
         // CTAP 2.0: not valid for the command).
         let options = request.options
-        if options["uv"] == true && (request.pinUvAuthParam == nil || !ctap21) {
+        // The profile's departures getAssertionIgnoresUv and rkOptionInvalid break these two rules.
+        let departures = profile.departures
+        if options["uv"] == true && (request.pinUvAuthParam == nil || !ctap21) && !departures.getAssertionIgnoresUv {
             throw ctap21 ? .invalidOption : .unsupportedOption
         }
-        if options["rk"] != nil { throw ctap21 ? .unsupportedOption : .invalidOption }
+        if options["rk"] != nil { throw ctap21 && !departures.rkOptionInvalid ? .unsupportedOption : .invalidOption }
         let userPresent = options["up"] ?? true
         if alwaysUvEnabled && userPresent && request.pinUvAuthParam == nil { throw .puatRequired }
 

@@ -60,7 +60,10 @@ extension Authenticator {
             pinUvAuthProtocols: profile.pinUvAuthProtocols)
         info.maxCredentialCountInList = profile.maxCredentialCountInList
         info.maxCredentialIdLength = profile.maxCredentialIdLength
-        guard ctap21 else { return info }
+        guard ctap21 else {
+            info.omit(profile.behaviour.getInfoAbsent)
+            return info
+        }
         info.transports = profile.transports
         info.algorithms = profile.algorithms
         if profile.largeBlobs { info.maxSerializedLargeBlobArray = profile.maxSerializedLargeBlobArray }
@@ -69,12 +72,14 @@ extension Authenticator {
         info.firmwareVersion = profile.firmwareVersion
         if profile.offers("credBlob") { info.maxCredBlobLength = profile.maxCredBlobLength }
         if profile.setMinPINLength { info.maxRPIDsForSetMinPINLength = profile.maxRPIDsForSetMinPINLength }
-        info.remainingDiscoverableCredentials = remainingDiscoverableCredentials
+        info.remainingDiscoverableCredentials = profile.behaviour.remainingCredentials == .capacity
+            ? profile.residentKeyCapacity : remainingDiscoverableCredentials
         if profile.persistentCredentialManagement, let token = state.persistentToken {
             info.encIdentifier = encryptUnderPersistentToken(deviceIdentifier, token: token, info: "encIdentifier")
             info.encCredStoreState = encryptUnderPersistentToken(credentialStoreState, token: token, info: "encCredStoreState")
         }
         if profile.setMinPINLength || profile.maxPINLength != 63 { info.maxPINLength = profile.maxPINLength }
+        info.omit(profile.behaviour.getInfoAbsent)
         return info
     }
 

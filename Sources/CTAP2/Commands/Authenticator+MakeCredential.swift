@@ -113,7 +113,8 @@ extension Authenticator {
         let contents = CredentialWrapper.Contents(key: material, discoverable: residentKey, hmacSecret: extensions.hmacSecret,
                                                   credProtect: credProtect, credBlob: residentKey ? nil : credBlob,
                                                   thirdPartyPayment: extensions.thirdPartyPayment && !residentKey)
-        let credentialId = memory.wrapper.wrap(contents, rpIdHash: rpIdHash, iv: random.bytes(16))
+        let credentialId = memory.wrapper.padded(memory.wrapper.wrap(contents, rpIdHash: rpIdHash, iv: random.bytes(16)),
+                                                 to: profile.behaviour.credentialIdLength)
         if extensions.hmacSecret, let input = extensions.hmacSecretMC {
             // The PRF of the key material later assertions use: a stored credential's own key.
             let assertionMaterial = residentKey

@@ -95,7 +95,8 @@ extension Authenticator {
         let contents = CredentialWrapper.Contents(key: fits ? material : .seed(algorithm, random.bytes(32)),
                                                   discoverable: seed.discoverable, hmacSecret: seed.hmacSecret,
                                                   credProtect: seed.credProtect)
-        let id = memory.wrapper.wrap(contents, rpIdHash: SHA256.hash(Array(seed.rpId.utf8)), iv: random.bytes(16))
+        let id = memory.wrapper.padded(memory.wrapper.wrap(contents, rpIdHash: SHA256.hash(Array(seed.rpId.utf8)), iv: random.bytes(16)),
+                                       to: profile.behaviour.credentialIdLength)
         guard id.count <= profile.maxCredentialIdLength || seed.discoverable else { throw tooLong(material.bytes.count) }
         let record = CredentialRecord(
             id: id, rpId: seed.rpId, rpName: seed.rpName, user: seed.user, discoverable: seed.discoverable,

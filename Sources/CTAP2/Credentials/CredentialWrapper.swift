@@ -15,6 +15,10 @@ import CardCrypto
 ///   fits in a short ID) or the key itself in CardCrypto's compact form (a key a test gave).
 ///
 /// The tag is LEFT(HMAC-SHA-256(macKey, version ‖ IV ‖ ciphertext ‖ rpIdHash), 16).
+///
+/// A card whose profile fixes the length of its credential IDs (behaviour.credentialIdLength)
+/// pads each to that length with filler derived from the ID (``padding(for:count:)``), so the
+/// filler is checked too; unwrapping tries the layouts' lengths below the ID's.
 struct CredentialWrapper: Sendable {
     private let encryptionKey: [UInt8]
     private let macKey: [UInt8]
@@ -79,6 +83,37 @@ struct CredentialWrapper: Sendable {
 
     /// The contents of a credential ID this card issued for this RP, or nil.
     func unwrap(_ id: [UInt8], rpIdHash: [UInt8]) -> Contents? {
+        if let contents = unwrapUnpadded(id, rpIdHash: rpIdHash) { return contents }
+        // A padded ID: the core is version 1's 81 bytes or one of version 2's 33 + 16n.
+        guard id.count > Self.version1Length, id[0] == Self.version1 || id[0] == Self.version2 else { return nil }
+        let lengths = id[0] == Self.version1 ? [Self.version1Length] : Array(stride(from: 49, to: id.count, by: 16))
+        for length in lengths {
+            let core = Array(id[..<length])
+            guard ConstantTime.equals(padding(for: core, count: id.count - length), Array(id[length...])) else { continue }
+            return unwrapUnpadded(core, rpIdHash: rpIdHash)
+        }
+        return nil
+    }
+
+    /// `id` padded to `length` bytes (nothing when it is as long already).
+    func padded(_ id: [UInt8], to length: Int?) -> [UInt8] {
+        guard let length, length > id.count else { return id }
+        return id + padding(for: id, count: length - id.count)
+    }
+
+    /// `count` filler bytes for the ID `core`: HMAC-SHA-256 blocks under the MAC key, so a changed
+    /// byte of the filler is a foreign ID.
+    private func padding(for core: [UInt8], count: Int) -> [UInt8] {
+        var filler: [UInt8] = []
+        var block: UInt8 = 0
+        while filler.count < count {
+            filler += HMACSHA256.authenticate(key: macKey, data: Array("credential ID filler".utf8) + [block] + core)
+            block &+= 1
+        }
+        return Array(filler.prefix(count))
+    }
+
+    private func unwrapUnpadded(_ id: [UInt8], rpIdHash: [UInt8]) -> Contents? {
         guard id.count >= 1 + 16 + 16 + 16, (id.count - 33) % 16 == 0,
               id[0] == Self.version1 ? id.count == Self.version1Length : id[0] == Self.version2 else { return nil }
         let body = Array(id[0..<(id.count - 16)])

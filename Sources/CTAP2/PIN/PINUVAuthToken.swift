@@ -35,7 +35,11 @@ extension Authenticator {
         // CTAP 2.0 (§5.1 step 7, §5.2 step 3): "If pinAuth parameter is present and the pinProtocol
         // is not supported, return CTAP2_ERR_PIN_AUTH_INVALID" (see ``requestPINProtocol(_:)``).
         guard let pinProtocol else { throw .pinAuthInvalid }
-        if profile.supportsCTAP21 && !state.isPINSet { throw .pinNotSet }
+        if profile.supportsCTAP21 && !state.isPINSet {
+            // No PIN, so no token to verify against: PIN_NOT_SET, or as a card that verifies it
+            // anyway, PIN_AUTH_INVALID (behaviour.pinUvAuthParamWithoutPIN).
+            throw profile.behaviour.pinUvAuthParamWithoutPIN == .pinAuthInvalid ? .pinAuthInvalid : .pinNotSet
+        }
         try verifyToken(pinUvAuthParam, message: message, protocol: pinProtocol, permission: permission,
                         rpId: rpId, requireUserVerified: true)
         return true
@@ -53,8 +57,10 @@ extension Authenticator {
     /// CTAP 2.1 (§6.1.2 step 2, §6.2.2 step 2): absent is MISSING_PARAMETER, unsupported
     /// INVALID_PARAMETER. CTAP 2.0 knows neither: a pinAuth under a protocol the card does not
     /// support (absent included) is PIN_AUTH_INVALID, when the pinAuth is verified — so nil here.
+    /// A card with the departure pinUvAuthParamWithoutProtocolInvalid answers an absent one PIN_AUTH_INVALID.
     func requestPINProtocol(_ number: UInt64?) throws(CTAPStatus) -> PINUVAuthProtocol? {
         guard profile.supportsCTAP21 else { return try? pinProtocol(number) }
+        if number == nil && profile.departures.pinUvAuthParamWithoutProtocolInvalid { throw .pinAuthInvalid }
         return try pinProtocol(number)
     }
 

@@ -52,6 +52,7 @@ extension CardProfile {
         try check(signatureCounterReservation >= 1 && signatureCounterReservation <= 1_000_000,
                   "signatureCounterReservation", "must be 1...1000000")
         try validateFeatures(check)
+        try validateSwitches()
     }
 
     private func validateFeatures(_ check: (Bool, String, @autoclosure () -> String) throws(ProfileError) -> Void) throws(ProfileError) {

@@ -83,6 +83,13 @@ public struct CardProfile: Codable, Sendable, Equatable {
     /// by at most this much, and an assertion touches the card image once per this many.
     public var signatureCounterReservation: Int = 1
 
+    // MARK: Behaviour where the text leaves room, and departures from it (see ``switches``)
+
+    /// The choices this card makes where CTAP and ISO 7816 leave room (JSON object `behaviour`).
+    public var behaviour = CardBehaviour()
+    /// Where this card breaks a rule of the text (JSON object `departures`; all off in the built-ins).
+    public var departures = CardDepartures()
+
     /// Attestation statement formats the card can produce (WebAuthn §8).
     public enum AttestationFormat: String, Codable, Sendable {
         case packed
@@ -189,6 +196,8 @@ extension CardProfile {
         let profile: CardProfile
         do {
             profile = try JSONDecoder().decode(CardProfile.self, from: data)
+        } catch let error as ProfileSwitchError {
+            throw .unreadable(path: path, reason: error.description)
         } catch {
             throw .unreadable(path: path, reason: "not a card profile: \(error)")
         }

@@ -1,0 +1,207 @@
+import FIDOWire
+
+/// The catalogue of behaviour switches and departures: every switch a profile may set, with its
+/// values, default and the room the text leaves (README "Card profiles" has the same table).
+extension CardProfile {
+    /// A profile with every switch at its default, whose switches' defaults the catalogue reads.
+    static let switchDefaults = CardProfile(
+        name: "defaults", description: "", aaguid: "00000000-0000-0000-0000-000000000000", versions: ["FIDO_2_0"],
+        extensions: [], pinUvAuthProtocols: [1], credentialManagement: false, pinUvAuthToken: false,
+        makeCredUvNotRqd: false, maxMsgSize: 1024, maxCredentialCountInList: 1, maxCredentialIdLength: 128,
+        transports: [], algorithms: [-7], firmwareVersion: 0, minPINLength: 4, residentKeyCapacity: 0,
+        resetWindowSeconds: nil, selectResponse: "FIDO_2_0", atr: "3B00", attestation: .packed)
+
+    /// getInfo members a profile may leave out (every member but `versions` and `aaguid`, which
+    /// CTAP 2.1 §6.4 requires), by their CTAP names.
+    public static let omittableInfoMembers: [String] = GetInfoKey.allCases
+        .filter { $0 != .versions && $0 != .aaguid }.map { String(describing: $0) }
+    /// getInfo options a profile may leave out, as `options.NAME`.
+    public static let omittableInfoOptions: [String] = [
+        "plat", "rk", "up", "clientPin", "credMgmt", "pinUvAuthToken", "makeCredUvNotRqd", "authnrCfg", "alwaysUv",
+        "setMinPINLength", "ep", "largeBlobs", "credentialMgmtPreview", "perCredMgmtRO",
+    ].map { "options." + $0 }
+
+    /// Every switch, in the order the README and `profile show --switches` list them.
+    public static let switches: [BehaviourSwitch] = isoSwitches + selectSwitches + ctapSwitches + departureSwitches
+
+    /// The switch named `field` (`behaviour.NAME` or `departures.NAME`).
+    public static func behaviourSwitch(_ field: String) -> BehaviourSwitch? {
+        switches.first { $0.field == field }
+    }
+
+    private static let errorWord = "an error status word, 4 hex digits (SW1 64–6F but 6C)"
+    private static func error(_ word: StatusWord) -> Bool { word.isChoosableError }
+
+    private static let isoSwitches: [BehaviourSwitch] = [
+        BehaviourSwitch(.behaviour, "malformedAPDU", \.behaviour.malformedAPDU, concern: "ISO 7816", values: errorWord,
+                        summary: "the answer to bytes that are no well-formed APDU (Lc or Le disagreeing with the length)",
+                        room: "ISO/IEC 7816-4 §5.6 offers 6700 (wrong length) and 6F00 (no precise diagnosis); §5.1 names none for an unparsable APDU",
+                        accepts: error),
+        BehaviourSwitch(.behaviour, "unknownClass", \.behaviour.unknownClass, concern: "ISO 7816", values: errorWord,
+                        summary: "the answer to a class byte other than 00 and 80",
+                        room: "ISO/IEC 7816-4 §5.6 lists 6E00 (class not supported); cards that judge the instruction first answer 6D00",
+                        accepts: error),
+        BehaviourSwitch(.behaviour, "unknownInstructionClass00", \.behaviour.unknownInstructionClass00, concern: "ISO 7816",
+                        values: errorWord,
+                        summary: "the answer to an instruction unknown in class 00 (NFCCTAP_MSG sent in class 00, an unknown INS, U2F on a card without it)",
+                        room: "ISO/IEC 7816-4 §5.6 has both 6D00 (instruction not supported) and 6E00 (class not supported): a card that knows each instruction's class may call it either",
+                        accepts: error),
+        BehaviourSwitch(.behaviour, "unknownInstructionClass80", \.behaviour.unknownInstructionClass80, concern: "ISO 7816",
+                        values: errorWord,
+                        summary: "the answer to an instruction unknown in class 80 (NFCCTAP's on a U2F-only card, INS 11 without NFCCTAP_GETRESPONSE)",
+                        room: "as for class 00: ISO/IEC 7816-4 §5.6 has 6D00 and 6E00",
+                        accepts: error),
+        BehaviourSwitch(.behaviour, "incorrectP1P2", \.behaviour.incorrectP1P2, concern: "ISO 7816", values: errorWord,
+                        summary: "the answer to P1/P2 that NFCCTAP_MSG, NFCCTAP_GETRESPONSE, GET RESPONSE or U2F_AUTHENTICATE do not take",
+                        room: "ISO/IEC 7816-4 §5.6 offers 6A86 (incorrect P1-P2) and 6B00 (wrong parameters P1-P2); CTAP 2.1 §11.3 names neither",
+                        accepts: error),
+        BehaviourSwitch(.behaviour, "emptyMessage", \.behaviour.emptyMessage, concern: "ISO 7816", values: errorWord,
+                        summary: "the answer to an NFCCTAP_MSG without a CTAP message (case 1 or 2)",
+                        room: "CTAP 2.1 §11.3.6 describes only an NFCCTAP_MSG with data; 6700 (wrong length) and 6984 (data invalid) both read",
+                        accepts: error),
+        BehaviourSwitch(.behaviour, "getResponseIdle", \.behaviour.getResponseIdle, concern: "ISO 7816",
+                        values: errorWord + ", or 9000 (success with no data)",
+                        summary: "the answer to GET RESPONSE when no response bytes wait",
+                        room: "ISO/IEC 7816-4 §11.4.5 (GET RESPONSE) names no answer for nothing pending: 6985 (conditions of use) and an empty 9000 both occur",
+                        accepts: { $0 == .success || $0.isChoosableError }),
+        BehaviourSwitch(.behaviour, "nfcctapGetResponseIdle", \.behaviour.nfcctapGetResponseIdle, concern: "ISO 7816",
+                        values: errorWord,
+                        summary: "the answer to NFCCTAP_GETRESPONSE (poll or cancel) when no request waits",
+                        room: "CTAP 2.1 §11.3.7 describes NFCCTAP_GETRESPONSE only after a 9100",
+                        accepts: error),
+        BehaviourSwitch(.behaviour, "nfcctapGetResponse", \.behaviour.nfcctapGetResponse, concern: "ISO 7816",
+                        values: "true or false",
+                        summary: "whether the card has NFCCTAP_GETRESPONSE (INS 11); without it INS 11 is unknown in class 80 and an NFCCTAP_MSG with P1 80 is answered at once",
+                        room: "CTAP 2.1 §11.3.6: P1 80 says the client supports NFCCTAP_GETRESPONSE, the card may still answer at once"),
+        BehaviourSwitch(.behaviour, "responseChunk", \.behaviour.responseChunk, concern: "ISO 7816", values: "1…256",
+                        summary: "the most data bytes one short response carries; the rest waits behind 61xx for GET RESPONSE",
+                        room: "ISO/IEC 7816-4 §5.3.4: a card may answer fewer bytes than Ne and announce the rest with 61xx",
+                        accepts: { (1...256).contains($0) }),
+        BehaviourSwitch(.behaviour, "getResponseInChain", \.behaviour.getResponseInChain, concern: "chaining",
+                        values: CardBehaviour.ChainInterruption.choices,
+                        summary: "a GET RESPONSE inside a command chain: refuse (6883, the chain ends) or process (answered as with no chain, the chain goes on)",
+                        room: "ISO/IEC 7816-4 §5.3.3 names 6883 for a chain broken off, but leaves open which commands break it"),
+        BehaviourSwitch(.behaviour, "selectInChain", \.behaviour.selectInChain, concern: "chaining",
+                        values: CardBehaviour.ChainInterruption.choices,
+                        summary: "a SELECT inside a command chain: refuse (6883) or process (the SELECT runs; the chain ends)",
+                        room: "ISO/IEC 7816-4 §5.3.3 as above; a card manager that handles SELECT itself runs it"),
+    ]
+
+    private static let selectSwitches: [BehaviourSwitch] = [
+        BehaviourSwitch(.behaviour, "notSelected", \.behaviour.notSelected, concern: "SELECT", values: errorWord,
+                        summary: "the answer to an NFCCTAP or U2F command before the FIDO applet was selected",
+                        room: "CTAP 2.1 §11.3.4 asks the client to SELECT first, and names no answer otherwise: 6985, 6986 (command not allowed) and 6D00 all occur",
+                        accepts: error),
+        BehaviourSwitch(.behaviour, "selectOtherP1P2", \.behaviour.selectOtherP1P2, concern: "SELECT", values: errorWord,
+                        summary: "the answer to SELECT with P1/P2 other than 04 00 and 04 0C (by file ID, by path, next occurrence, …)",
+                        room: "ISO/IEC 7816-4 §11.1.1 defines these selections; a FIDO card need not have files: 6A86, 6A81 (function not supported) or the applet's own answer",
+                        accepts: error),
+        BehaviourSwitch(.behaviour, "selectNoDataP2", \.behaviour.selectNoDataP2, concern: "SELECT",
+                        values: CardBehaviour.SelectNoData.choices,
+                        summary: "SELECT with P2 0C: answered with no data, or with the SELECT answer anyway",
+                        room: "ISO/IEC 7816-4 §11.1.1 (P2 b4–b3 = 11: no response data if Le is absent; a card may answer proprietary data when Le is present)"),
+        BehaviourSwitch(.behaviour, "selectWithoutAID", \.behaviour.selectWithoutAID, concern: "SELECT",
+                        values: errorWord + ", or selects (the FIDO applet is selected)",
+                        summary: "SELECT by DF name without an AID (Lc 0 or no data)",
+                        room: "ISO/IEC 7816-4 §11.1.1: a SELECT without data selects the card's default (MF or default application); a FIDO applet may refuse it"),
+        BehaviourSwitch(.behaviour, "selectPartialAID", \.behaviour.selectPartialAID, concern: "SELECT",
+                        values: CardBehaviour.PartialAID.choices,
+                        summary: "SELECT of the first bytes of the FIDO AID: refuse (6A82) or select the applet",
+                        room: "ISO/IEC 7816-4 §11.1.1 allows selection by a right-truncated DF name"),
+        BehaviourSwitch(.behaviour, "failedSelectDeselects", \.behaviour.failedSelectDeselects, concern: "SELECT",
+                        values: "true or false",
+                        summary: "whether a failed SELECT of another AID leaves no applet selected (false: the FIDO applet stays selected)",
+                        room: "ISO/IEC 7816-4 §11.1.1 does not say what stays selected when a selection fails; a JavaCard's runtime keeps the current applet"),
+        BehaviourSwitch(.behaviour, "afterReset", \.behaviour.afterReset, concern: "SELECT",
+                        values: "staysSelected, or " + errorWord + " (every FIDO command answers it until the next SELECT)",
+                        summary: "whether the card needs a SELECT after authenticatorReset",
+                        room: "CTAP 2.1 §6.6 (authenticatorReset) says nothing of the applet's selection"),
+    ]
+
+    private static let ctapSwitches: [BehaviourSwitch] = [
+        BehaviourSwitch(.behaviour, "pinRetriesWithoutPIN", \.behaviour.pinRetriesWithoutPIN, concern: "CTAP",
+                        values: CardBehaviour.PINRetriesWithoutPIN.choices,
+                        summary: "clientPIN getPINRetries before a PIN is set: CTAP2_ERR_PIN_NOT_SET, or the retries (8)",
+                        room: "CTAP 2.1 §6.5.5.2 (getPINRetries) lists no error"),
+        BehaviourSwitch(.behaviour, "pinUvAuthParamWithoutPIN", \.behaviour.pinUvAuthParamWithoutPIN, concern: "CTAP",
+                        values: CardBehaviour.PINUvAuthParamWithoutPIN.choices,
+                        summary: "a non-empty pinUvAuthParam to makeCredential or getAssertion on a card with no PIN: CTAP2_ERR_PIN_NOT_SET, or CTAP2_ERR_PIN_AUTH_INVALID (verified against no token)",
+                        room: "CTAP 2.1 §6.1.2 / §6.2.2 verify the pinUvAuthParam against the current token; a card without a PIN has none, and cards answer either"),
+        BehaviourSwitch(.behaviour, "u2fUnlisted", \.behaviour.u2fUnlisted, concern: "CTAP",
+                        values: CardBehaviour.U2FUnlisted.choices,
+                        summary: "U2F on a card whose versions lack U2F_V2: absent (its instructions unknown), or versionOnly (U2F_VERSION answers, REGISTER and AUTHENTICATE answer 6986)",
+                        room: "CTAP 2.1 §6.4 lists U2F_V2 only for a card that supports CTAP1/U2F; FIDO U2F NFC leaves a card without attestation free to refuse registration"),
+        BehaviourSwitch(.behaviour, "u2fVersionData", \.behaviour.u2fVersionData, concern: "CTAP",
+                        values: CardBehaviour.U2FVersionData.choices,
+                        summary: "U2F_VERSION with a data field: wrongLength (6700) or ignore the data",
+                        room: "FIDO U2F Raw Message Formats §6 sends U2F_VERSION without data and names no answer to data"),
+        BehaviourSwitch(.behaviour, "getInfoAbsent", \.behaviour.getInfoAbsent, concern: "CTAP",
+                        values: "a list of getInfo member names (maxMsgSize, transports, maxPINLength, …) and options.NAME",
+                        summary: "getInfo members the card leaves out (a null or missing maxMsgSize, transports, maxCredentialCountInList, maxCredentialIdLength or firmwareVersion, and a null maxPINLength, mean the same)",
+                        room: "CTAP 2.1 §6.4: every member but versions and aaguid is optional; an absent maxMsgSize means 1024, an absent maxPINLength 63",
+                        accepts: { $0.allSatisfy { omittableInfoMembers.contains($0) || omittableInfoOptions.contains($0) } }),
+        BehaviourSwitch(.behaviour, "remainingCredentials", \.behaviour.remainingCredentials, concern: "CTAP",
+                        values: CardBehaviour.RemainingCredentials.choices,
+                        summary: "getInfo remainingDiscoverableCredentials: the exact number of free slots, or always the capacity",
+                        room: "CTAP 2.1 §6.4: the member is an estimate of how many more discoverable credentials fit"),
+        BehaviourSwitch(.behaviour, "signatureCounter", \.behaviour.signatureCounter, concern: "CTAP",
+                        values: CardBehaviour.SignatureCounter.choices,
+                        summary: "the signature counter: global (one for the card, up signatureCounterStep per signature), zero (always 0), randomStep (up a random 1…signatureCounterStep)",
+                        room: "WebAuthn §6.1.1: a counter per credential or global, incremented by a positive value; an authenticator may have none (0)"),
+        BehaviourSwitch(.behaviour, "signatureCounterStep", \.behaviour.signatureCounterStep, concern: "CTAP", values: "1…1000",
+                        summary: "how much the global counter goes up per signature (the most, with randomStep)",
+                        room: "WebAuthn §6.1.1: the counter goes up by some positive value per signature",
+                        accepts: { (1...1000).contains($0) }),
+        BehaviourSwitch(.behaviour, "credentialIdLength", \.behaviour.credentialIdLength, concern: "CTAP",
+                        values: "null (the natural length: 81 bytes for ES256) or 81…1023",
+                        summary: "the length of every credential ID the card makes (padded with authenticated filler)",
+                        room: "CTAP 2.1 §6.4 bounds it by maxCredentialIdLength only; WebAuthn §4 allows 16–1023 bytes",
+                        accepts: { $0 == nil || (81...1023).contains($0!) }),
+    ]
+
+    private static let departureSwitches: [BehaviourSwitch] = [
+        BehaviourSwitch(.departures, "longerAIDSelects", \.departures.longerAIDSelects, concern: "SELECT",
+                        values: "true or false",
+                        summary: "a SELECT of the FIDO AID followed by more bytes selects the applet",
+                        room: "ISO/IEC 7816-4 §11.1.1: SELECT by DF name selects the application of that name; no application is named A0000006472F0001 plus more, so 6A82"),
+        BehaviourSwitch(.departures, "exceedsLe", \.departures.exceedsLe, concern: "ISO 7816", values: "true or false",
+                        summary: "the first part of a short response carries up to responseChunk bytes whatever Le asks for (GET RESPONSE still honours Le)",
+                        room: "ISO/IEC 7816-4 §5.1: Le gives Ne, the most response bytes the host accepts"),
+        BehaviourSwitch(.departures, "oldTokenStaysValid", \.departures.oldTokenStaysValid, concern: "CTAP",
+                        values: "true or false",
+                        summary: "a pinUvAuthToken stays valid after a newer one was issued (the token value is kept; its permissions and RP are the newer one's)",
+                        room: "CTAP 2.1 §6.5.5.7: getting a token first calls resetPinUvAuthToken(), so only the newest token verifies"),
+        BehaviourSwitch(.departures, "grantsUnsupportedPermissions", \.departures.grantsUnsupportedPermissions,
+                        concern: "CTAP", values: "true or false",
+                        summary: "permissions for features the card lacks (be, lbw without large blobs, acfg without authenticatorConfig) are granted",
+                        room: "CTAP 2.1 §6.5.5.7.2: a permission the authenticator does not support is refused with CTAP2_ERR_UNAUTHORIZED_PERMISSION"),
+        BehaviourSwitch(.departures, "pinStateBeforeMembers", \.departures.pinStateBeforeMembers, concern: "CTAP",
+                        values: "true or false",
+                        summary: "clientPIN changePIN, getPinToken and getPinUvAuthTokenUsingPinWithPermissions answer CTAP2_ERR_PIN_NOT_SET on a card without a PIN before checking their mandatory members",
+                        room: "CTAP 2.1 §6.5.5.6 and §6.5.5.7.1, step 1: a missing mandatory parameter is CTAP2_ERR_MISSING_PARAMETER, first"),
+        BehaviourSwitch(.departures, "pinRetriesNeedProtocol", \.departures.pinRetriesNeedProtocol, concern: "CTAP",
+                        values: "true or false",
+                        summary: "clientPIN getPINRetries without pinUvAuthProtocol answers CTAP2_ERR_MISSING_PARAMETER",
+                        room: "CTAP 2.1 §6.5.5.2: the platform sends getPINRetries with subCommand only"),
+        BehaviourSwitch(.departures, "getAssertionIgnoresUv", \.departures.getAssertionIgnoresUv, concern: "CTAP",
+                        values: "true or false",
+                        summary: "getAssertion ignores the uv option on a card without built-in user verification",
+                        room: "CTAP 2.1 §6.2.2 step 5: uv true on an authenticator without built-in UV is CTAP2_ERR_INVALID_OPTION"),
+        BehaviourSwitch(.departures, "rkOptionInvalid", \.departures.rkOptionInvalid, concern: "CTAP",
+                        values: "true or false",
+                        summary: "getAssertion answers the rk option with CTAP2_ERR_INVALID_OPTION",
+                        room: "CTAP 2.1 §6.2.2, options step: the rk option present is CTAP2_ERR_UNSUPPORTED_OPTION"),
+        BehaviourSwitch(.departures, "pinUvAuthParamWithoutProtocolInvalid", \.departures.pinUvAuthParamWithoutProtocolInvalid,
+                        concern: "CTAP", values: "true or false",
+                        summary: "makeCredential and getAssertion answer a pinUvAuthParam without pinUvAuthProtocol with CTAP2_ERR_PIN_AUTH_INVALID",
+                        room: "CTAP 2.1 §6.1.2 / §6.2.2 step 2: pinUvAuthParam present and pinUvAuthProtocol absent is CTAP2_ERR_MISSING_PARAMETER"),
+    ]
+
+    /// The switches set away from their default.
+    public var setSwitches: [BehaviourSwitch] { Self.switches.filter { $0.isSet(in: self) } }
+    /// The departures turned on.
+    public var departuresOn: [BehaviourSwitch] { setSwitches.filter(\.isDeparture) }
+
+    /// Whether getInfo leaves member (or `options.NAME`) `name` out.
+    public func omitsInfo(_ name: String) -> Bool { behaviour.getInfoAbsent.contains(name) }
+}
