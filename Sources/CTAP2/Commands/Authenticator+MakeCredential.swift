@@ -128,8 +128,9 @@ extension Authenticator {
         if residentKey {
             if let replaced { changes.append(.removeCredential(id: replaced.id)) }
             changes.append(.addCredential(ResidentCredential(
-                id: credentialId, rpId: rpId, rpName: request.rp.name, userId: request.user.id,
-                userName: request.user.name, userDisplayName: request.user.displayName, algorithm: algorithm.rawValue,
+                id: credentialId, rpId: rpId, rpName: profile.keeps("rp.name") ? request.rp.name : nil, userId: request.user.id,
+                userName: profile.keeps("user.name") ? request.user.name : nil,
+                userDisplayName: profile.keeps("user.displayName") ? request.user.displayName : nil, algorithm: algorithm.rawValue,
                 privateKey: key.privateKeyBytes, credProtect: credProtect, hmacSecret: extensions.hmacSecret,
                 serial: state.nextCredentialSerial, credBlob: credBlob, largeBlobKey: largeBlobKey,
                 thirdPartyPayment: extensions.thirdPartyPayment)))

@@ -166,6 +166,8 @@ extension TextChoice {
 }
 
 extension CardBehaviour.ChainInterruption: TextChoice {}
+extension CardBehaviour.ParameterCheck: TextChoice {}
+extension CardBehaviour.SingleAccountUser: TextChoice {}
 extension CardBehaviour.SelectNoData: TextChoice {}
 extension CardBehaviour.PartialAID: TextChoice {}
 extension CardBehaviour.PINRetriesWithoutPIN: TextChoice {}
@@ -187,6 +189,48 @@ extension CardBehaviour.SelectWithoutAID: SwitchCodable {
         case .selects: .text("selects")
         }
     }
+}
+
+extension CardBehaviour.AfterRefusedSelect: SwitchCodable {
+    init?(switchValue: SwitchValue) {
+        if switchValue == .text("notSelected") { self = .notSelected; return }
+        guard let word = StatusWord(switchValue: switchValue), word.isChoosableError else { return nil }
+        self = .answer(word)
+    }
+    var switchValue: SwitchValue {
+        switch self {
+        case .notSelected: .text("notSelected")
+        case .answer(let word): word.switchValue
+        }
+    }
+}
+
+extension CardBehaviour.ChainOverflow: SwitchCodable {
+    init?(switchValue: SwitchValue) {
+        if switchValue == .text("requestTooLarge") { self = .requestTooLarge; return }
+        guard let word = StatusWord(switchValue: switchValue), word.isChoosableError else { return nil }
+        self = .refused(word)
+    }
+    var switchValue: SwitchValue {
+        switch self {
+        case .requestTooLarge: .text("requestTooLarge")
+        case .refused(let word): word.switchValue
+        }
+    }
+}
+
+/// An option a card may leave out of getInfo: nil for not listed, else its value.
+struct ListedOption: SwitchCodable {
+    var value: Bool?
+    init(_ value: Bool?) { self.value = value }
+    init?(switchValue: SwitchValue) {
+        switch switchValue {
+        case .null: value = nil
+        case .bool(let flag): value = flag
+        default: return nil
+        }
+    }
+    var switchValue: SwitchValue { value.map { .bool($0) } ?? .null }
 }
 
 extension CardBehaviour.AfterReset: SwitchCodable {
