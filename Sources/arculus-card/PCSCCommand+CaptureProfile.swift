@@ -48,6 +48,8 @@ extension PCSCCommand {
             Console.error("not reported by the card, taken from \(base.name): \(capture.fromBase.joined(separator: ", "))")
         }
         Console.output("wrote profile \(capture.profile.name) (\(capture.profile.versions.joined(separator: ", ")), AAGUID \(capture.profile.aaguid)) to \(output)")
+        Console.error("the profile holds the card's identity only (getInfo, SELECT answer, ATR): for its behaviour too, "
+                      + "'arculus-card pcsc probe' then 'arculus-card probe profile'")
         return ExitStatus.success
     }
 

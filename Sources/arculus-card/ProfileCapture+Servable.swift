@@ -10,7 +10,9 @@ extension ProfileCapture {
     /// words: the unimplemented versions, extensions, algorithms, transports and PIN protocols,
     /// features whose prerequisites the card lacks, and — comparing the emulator's getInfo with
     /// the card's `reported` one — every member and option no profile field holds.
-    mutating func makeServable(reported: CBORMap) throws -> [String] {
+    /// `checkingInfo` false leaves out the last comparison, for a caller that changes the profile
+    /// further and compares at the end (``unexpressed(_:servedBy:known:)``).
+    mutating func makeServable(reported: CBORMap, checkingInfo: Bool = true) throws -> [String] {
         var dropped: [String] = []
         func drop<T: Equatable>(_ list: inout [T], _ field: String, keeping keep: (T) -> Bool, _ why: String) {
             for value in list where !keep(value) { dropped.append("\(field): \(value) (\(why))") }
@@ -32,7 +34,7 @@ extension ProfileCapture {
             throw PCSCCommandError("the card reports no protocol the emulator speaks (versions \(profile.versions))")
         }
         try profile.validate()
-        dropped += try Self.unexpressed(reported, servedBy: profile, known: dropped)
+        if checkingInfo { dropped += try Self.unexpressed(reported, servedBy: profile, known: dropped) }
         return dropped
     }
 
@@ -92,7 +94,7 @@ extension ProfileCapture {
     /// The card's getInfo members and options that the emulator with `profile` answers otherwise,
     /// each in words, but for what the card's state decides (clientPin, the remaining capacity,
     /// encrypted identifiers) and what `known` already names.
-    private static func unexpressed(_ reported: CBORMap, servedBy profile: CardProfile, known: [String]) throws -> [String] {
+    static func unexpressed(_ reported: CBORMap, servedBy profile: CardProfile, known: [String]) throws -> [String] {
         let served = try VirtualCard(profile: profile).send(.getInfo).map
         let stateful: Set<Int> = [GetInfoKey.remainingDiscoverableCredentials.rawValue, GetInfoKey.encIdentifier.rawValue,
                                   GetInfoKey.encCredStoreState.rawValue, GetInfoKey.forcePINChange.rawValue]
