@@ -42,7 +42,7 @@ enum ProfileHint {
         }
         let getInfo = path.hasPrefix("probes/\(Fingerprint.getInfoEntry)/answer/body/")
             || (path.hasPrefix("probes/write.getInfo") && path.contains("/answer/body/"))
-        if getInfo, let hint = memberHint(difference, learning: learning) { return hint }
+        if getInfo { return memberHint(difference, learning: learning) ?? "→ no profile field holds this getInfo member" }
         let concerned = SwitchLearner.all.filter { $0.evidence.contains(entry) }.compactMap { CardProfile.behaviourSwitch($0.field) }
         if !concerned.isEmpty {
             return "→ " + concerned.map { entry in
@@ -56,7 +56,6 @@ enum ProfileHint {
                 return "`\(entry.field)` concerns this entry, but none of its values (\(entry.values)) gives your card's answer"
             }.joined(separator: "; ")
         }
-        if getInfo { return "→ no profile field holds this getInfo member" }
         return "→ no profile field expresses this: it is the emulator's own behaviour"
     }
 
