@@ -15,7 +15,9 @@ extension ArculusFido {
     /// | `ARCULUS_FIDO_TAP_TIMEOUT=SECONDS` | how long an operation waits for the card (default 30) |
     ///
     /// A setting that cannot be used (both card variables set, an image that cannot be opened,
-    /// a time-out that is not a number) is reported by the first operation, with its variable.
+    /// a time-out that is not a number of seconds up to an hour, an image path that is not a
+    /// regular file, a profile file that is not one or is over 1 MiB) is reported by the first
+    /// operation, with its variable; nothing is opened or created for it.
     public convenience init() {
         let environment = ProcessInfo.processInfo.environment
         let setting = CardDiscovery(environment: environment)
@@ -33,15 +35,19 @@ struct CardDiscovery {
     let connector: any CardConnector
     var timeouts = CardTimeouts()
 
+    /// The longest tap wait the environment may ask for, in seconds (what the command line
+    /// allows for its waits).
+    static let longestTap = 3600.0
+
     init(environment: [String: String]) {
         let reader = environment[Self.reader].flatMap { $0.isEmpty ? nil : $0 }
         let image = environment[Self.image].flatMap { $0.isEmpty ? nil : $0 }
         if let text = environment[Self.tapTimeout], !text.isEmpty {
-            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                connector = MisconfiguredConnector(reason: "\(Self.tapTimeout)=\(text) is not a number of seconds above 0")
+            guard let seconds = Double(text), seconds > 0, seconds <= Self.longestTap else {
+                connector = MisconfiguredConnector(reason: "\(Self.tapTimeout)=\(text) is not a number of seconds above 0 and at most \(Int(Self.longestTap))")
                 return
             }
-            timeouts.tap = .milliseconds(Int64(seconds * 1000))
+            timeouts.tap = .milliseconds(Int64((seconds * 1000).rounded()))
         }
         switch (reader, image) {
         case (.some, .some):
@@ -49,10 +55,17 @@ struct CardDiscovery {
         case (let name?, nil):
             connector = PCSCCardConnector(reader: name)
         case (nil, let path?):
-            do {
-                connector = try Self.sharedImageCard(path, profile: environment[Self.profile])
-            } catch {
-                connector = MisconfiguredConnector(reason: "\(Self.image)=\(path): \(error)")
+            let profile = environment[Self.profile].flatMap { $0.isEmpty ? nil : $0 }
+            if let problem = CardFileCheck.imageProblem(path) {
+                connector = MisconfiguredConnector(reason: "\(Self.image)=\(path) \(problem)")
+            } else if let profile, let problem = CardFileCheck.profileProblem(profile) {
+                connector = MisconfiguredConnector(reason: "\(Self.profile)=\(profile) \(problem)")
+            } else {
+                do {
+                    connector = try Self.sharedImageCard(path, profile: profile)
+                } catch {
+                    connector = MisconfiguredConnector(reason: "\(Self.image)=\(path): \(error)")
+                }
             }
         case (nil, nil):
             connector = FirstFIDOReaderConnector()
@@ -67,7 +80,7 @@ struct CardDiscovery {
         let key = URL(fileURLWithPath: path).standardizedFileURL.path
         return try imageCards.withLock { cards in
             if let card = cards[key] { return card }
-            let chosen = try profile.flatMap { $0.isEmpty ? nil : $0 }.map { try CardProfile.named($0) }
+            let chosen = try profile.map { try CardProfile.named($0) }
             let card = try VirtualCardConnector(imageAt: path, profile: chosen)
             cards[key] = card
             return card

@@ -101,24 +101,17 @@ public final class ArculusFido: Sendable {
         return "card reset, PIN set"
     }
 
-    /// What the card reports: getInfo and the PIN retry counter (nil without a PIN).
-    public func cardInfo() async throws(ArculusFidoError) -> (info: AuthenticatorInfo, pinRetries: Int?) {
-        let (info, retries) = try await withCard(.cardInfo) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) -> CardInfoSnapshot in
-                let retries = client.info.isPINSet == true
-                    ? try CardOperations.run(client, operation) { () throws(CTAPClientError) in try client.pinRetries().retries }
-                    : nil
-                return CardInfoSnapshot(info: client.info, pinRetries: retries)
+    /// What the card reports: getInfo and what getPINRetries answers (``CardInfo``).
+    public func cardInfo() async throws(ArculusFidoError) -> CardInfo {
+        try await withCard(.cardInfo) { session throws(ArculusFidoError) in
+            try await session.perform { client, operation throws(ArculusFidoError) -> CardInfo in
+                do throws(CTAPClientError) {
+                    return CardInfo(info: client.info, pinRetries: try client.pinRetries().retries, pinRetriesRefusal: nil)
+                } catch {
+                    guard case .ctap(let refusal) = error else { throw ArculusFidoError(error, during: operation) }
+                    return CardInfo(info: client.info, pinRetries: nil, pinRetriesRefusal: refusal.status)
+                }
             }
-        }.pair
-        return (info, retries)
+        }
     }
-}
-
-/// getInfo and the retry counter, as one Sendable value to carry off the card queue.
-private struct CardInfoSnapshot: Sendable {
-    let info: AuthenticatorInfo
-    let pinRetries: Int?
-
-    var pair: (AuthenticatorInfo, Int?) { (info, pinRetries) }
 }

@@ -30,11 +30,11 @@ final class CardSession: @unchecked Sendable {
         let connection: any CardConnection
         do {
             let limit = CardTimeouts.text(timeouts.tap)
-            connection = try await CardWait.value(within: timeouts.tap, timedOut: { .cardRemoved("no card was presented within \(limit)") }) {
+            connection = try await CardWait.value(within: timeouts.tap, timedOut: { .cardRemoved("none was presented within \(limit)") }) {
                 () throws(CardTransportError) in try await connector.connect()
             }
         } catch {
-            throw ArculusFidoError(.transport(error), during: operation)
+            throw ArculusFidoError(connecting: error, during: operation)
         }
         let session = CardSession(link: CardLink(connection: connection, answerLimit: timeouts.answer), queue: queue, operation: operation)
         do throws(ArculusFidoError) {
