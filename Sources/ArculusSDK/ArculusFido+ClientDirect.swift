@@ -46,12 +46,10 @@ extension ArculusFido {
 
         let relyingPartyEntity = RelyingPartyEntity(id: rpID, name: rpName)
         let user = UserEntity(id: userHandle, name: userName, displayName: userDisplayName)
-        let made = try await withCard(operation) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                if resetDevice { try CardOperations.reset(client, newPIN: pin, operation) }
-                return try CardOperations.register(client, pin: pin, relyingParty: relyingPartyEntity, user: user,
-                                                   clientData: clientData, excludeList: excluded, operation)
-            }
+        let made = try await withCard(operation) { client, operation throws(ArculusFidoError) in
+            if resetDevice { try await CardOperations.reset(client, newPIN: pin, operation) }
+            return try await CardOperations.register(client, pin: pin, relyingParty: relyingPartyEntity, user: user,
+                                                     clientData: clientData, excludeList: excluded, operation)
         }
         let result = conveyance == "none" ? made.withNoneAttestation() : made
         var body = CardResponseJSON.conformanceRegistration(result, clientData: clientData)
@@ -106,10 +104,8 @@ extension ArculusFido {
     /// the server was asked); what to add to the refusal's message.
     func rollBack(_ operation: ArculusFidoOperation, pin: String, credentialID: [UInt8]) async -> ArculusFidoMessage {
         do {
-            try await withCard(operation) { session throws(ArculusFidoError) in
-                try await session.perform { client, operation throws(ArculusFidoError) in
-                    try CardOperations.delete(client, pin: pin, credentialID: credentialID, operation)
-                }
+            try await withCard(operation) { client, operation throws(ArculusFidoError) in
+                try await CardOperations.delete(client, pin: pin, credentialID: credentialID, operation)
             }
             return "; the new credential was deleted from the card again"
         } catch {

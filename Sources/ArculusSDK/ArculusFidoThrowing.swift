@@ -16,10 +16,8 @@ public struct ArculusFidoThrowing: Sendable {
     /// most 63 bytes, or the card's own minimum from getInfo if higher).
     public func setPin(pin: String) async throws(ArculusFidoError) {
         try InputCheck(operation: .setPin).pin(pin, isNew: true)
-        try await sdk.withCard(.setPin) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                try CardOperations.setPIN(client, pin, operation)
-            }
+        try await sdk.withCard(.setPin) { client, operation throws(ArculusFidoError) in
+            try await CardOperations.setPIN(client, pin, operation)
         }
     }
 
@@ -28,10 +26,8 @@ public struct ArculusFidoThrowing: Sendable {
         let check = InputCheck(operation: .changePin)
         try check.pin(oldPin, .oldPin)
         try check.pin(newPin, .newPin, isNew: true)
-        try await sdk.withCard(.changePin) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                try CardOperations.changePIN(client, from: oldPin, to: newPin, operation)
-            }
+        try await sdk.withCard(.changePin) { client, operation throws(ArculusFidoError) in
+            try await CardOperations.changePIN(client, from: oldPin, to: newPin, operation)
         }
     }
 
