@@ -1,5 +1,6 @@
 import ArculusCard
-import ArculusFidoSDKFramework
+import ArculusFidoConnectors
+import ArculusSDK
 import Dispatch
 import Synchronization
 

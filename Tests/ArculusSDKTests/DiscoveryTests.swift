@@ -1,5 +1,6 @@
 import ArculusCard
-@testable import ArculusFidoSDKFramework
+@testable import ArculusFidoConnectors
+import ArculusFidoSDKFramework
 import CTAPClient
 import Foundation
 import Testing
