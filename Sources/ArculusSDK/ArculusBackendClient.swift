@@ -109,8 +109,9 @@ public final class ArculusBackendClient: Sendable {
     /// failures as `{"status": "failed", "error": …}` with 4xx/5xx), with `httpStatus` added.
     private func post(_ path: String, _ body: [String: JSONValue], during operation: ArculusFidoOperation?,
                       what: String) async throws(ArculusFidoError) -> JSONValue {
-        guard let url = URL(string: baseUrl + (path.hasPrefix("/") ? path : "/" + path)), url.host != nil else {
-            throw ArculusFidoError(.unknown, during: operation, "\(what): '\(baseUrl)\(path)' is not a URL")
+        let address = baseUrl + (path.hasPrefix("/") ? path : "/" + path)
+        guard let url = URL(string: address), url.host != nil else {
+            throw ArculusFidoError(.unknown, during: operation, "\(what): '\(address)' is not a URL")
         }
         let answer = try await http.post(url, .object(body), during: operation, what: what, cookieHeader: cookies)
         guard case .object(var members) = answer.json else {

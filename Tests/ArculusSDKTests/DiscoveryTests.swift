@@ -23,6 +23,17 @@ struct DiscoveryTests {
         #expect(CardDiscovery(environment: ["ARCULUS_FIDO_TAP_TIMEOUT": "3600"]).timeouts.tap == .seconds(3600), "the longest the command line allows")
     }
 
+    @Test("ArculusFido() takes its card and waits from the process's environment")
+    func fromTheEnvironment() {
+        let environment = ProcessInfo.processInfo.environment
+        let expected = CardDiscovery(environment: environment)
+        let sdk = ArculusFido()
+        #expect(type(of: sdk.card) == type(of: expected.connector) && sdk.timeouts == expected.timeouts)
+        if environment.keys.allSatisfy({ !$0.hasPrefix("ARCULUS_FIDO_") }) {
+            #expect(sdk.card is FirstFIDOReaderConnector, "nothing set: the first FIDO card on a PC/SC reader")
+        }
+    }
+
     @Test("a card image: an in-process card every ArculusFido() of the process shares, made with the profile named")
     func image() async throws {
         let path = Self.scratch("shared.img")
