@@ -17,6 +17,8 @@ let package = Package(
         // The SDK as a drop-in for the vendor's framework: `import ArculusFidoSDKFramework`, then
         // `ArculusFido()` finds a card (a PC/SC reader's, or an in-process emulated one).
         .library(name: "ArculusFidoSDKFramework", targets: ["ArculusFidoSDKFramework"]),
+        // The SDK's connectors for a PC/SC reader and the in-process card (Linux and macOS).
+        .library(name: "ArculusFidoConnectors", targets: ["ArculusFidoConnectors"]),
         .library(name: "CTAPClient", targets: ["CTAPClient"]),
         .library(name: "Transcript", targets: ["Transcript"]),
         .library(name: "PCSC", targets: ["PCSC"]),
@@ -57,8 +59,16 @@ let package = Package(
         .target(name: "CTAPClient", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
         // Where host and card may meet: the SDK's connectors for a PC/SC reader and for the
-        // in-process card, and the `ArculusFido()` that finds one.
-        .target(name: "ArculusFidoSDKFramework", dependencies: ["ArculusSDK", "ArculusCard", "CTAPClient", "PCSC", "FIDOWire"]),
+        // in-process card (and their synchronous transports, which the probe uses), and what
+        // `ArculusFido()` reads from the environment. Linux and macOS only (PC/SC, the card side).
+        .target(name: "ArculusFidoConnectors", dependencies: ["ArculusSDK", "ArculusCard", "CTAPClient", "PCSC", "FIDOWire"]),
+        // What an app imports, named as the vendor's iOS framework: the SDK and `ArculusFido()`.
+        // It builds without PC/SC or the card side; only where the connectors build does it
+        // bring them (and `ArculusFido()` find a card with them).
+        .target(name: "ArculusFidoSDKFramework", dependencies: [
+            "ArculusSDK", "CTAPClient",
+            .target(name: "ArculusFidoConnectors", condition: .when(platforms: [.linux, .macOS])),
+        ]),
         // The probe: a fixed battery sent to any card, answers kept as a fingerprint; host side only.
         .target(name: "CardProbe", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport", "POSIXSupport"]),
         .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport",
@@ -66,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "arculus-card",
             dependencies: [
-                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK", "ArculusFidoSDKFramework", "CardProbe",
+                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK", "ArculusFidoConnectors", "CardProbe",
                 "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport", "JSONSupport",
             ]
         ),
@@ -87,8 +97,8 @@ let package = Package(
         .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire", "TestSupport"]),
         .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
-        .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "CTAPClient", "ArculusCard", "PCSC", "CBOR",
-                                                            "CardCrypto", "FIDOWire"]),
+        .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "ArculusFidoConnectors", "CTAPClient", "ArculusCard",
+                                                            "PCSC", "VirtualReader", "CBOR", "CardCrypto", "FIDOWire"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire", "TestSupport"]),
         // The command line's declarations: every option in a help is parsed, every parsed one in a help.
         .testTarget(name: "CLITests", dependencies: ["arculus-card"]),

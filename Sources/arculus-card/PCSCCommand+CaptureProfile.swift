@@ -1,5 +1,5 @@
 import ArculusCard
-import ArculusFidoSDKFramework
+import ArculusFidoConnectors
 import CBOR
 import CTAPClient
 import FIDOWire

@@ -1,5 +1,5 @@
 import ArculusCard
-import ArculusFidoSDKFramework
+import ArculusFidoConnectors
 import CardProbe
 import CTAPClient
 import Foundation
