@@ -101,7 +101,7 @@ public struct ControlChannelLocation: Equatable, Sendable {
     /// Makes the private directory for a new socket of the card served to `endpoint` and
     /// returns it with the socket's path in it.
     func makeSocketDirectory(for endpoint: VPCDEndpoint) throws(ControlChannelError) -> (directory: String, socket: String) {
-        let directory = try ControlChannelDirectory.makeTemporary(in: socketParent, prefix: "arculus-card-ctl.")
+        let directory = try ControlChannelDirectory.makeTemporary(in: socketParent, prefix: "arculus-card.")
         return (directory, directory + "/port-\(endpoint.port).sock")
     }
 

@@ -83,7 +83,7 @@ struct ControlChannelSocketTests {
         channel.start()
 
         let socketDirectory = ControlChannelDirectory.parent(of: channel.path)
-        #expect(socketDirectory.hasPrefix(directory.path + "/arculus-card-ctl."))
+        #expect(socketDirectory.hasPrefix(directory.path + "/arculus-card."))
         #expect(channel.path == socketDirectory + "/port-35964.sock")
         #expect(try Self.mode(socketDirectory) == 0o700)
         #expect(location.recordDirectory == directory.path + "/arculus-card-\(geteuid())")
