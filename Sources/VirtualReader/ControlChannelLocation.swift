@@ -36,12 +36,18 @@ public struct ControlChannelLocation: Equatable, Sendable {
     /// path to a directory of the user's that nobody else can write (else it is not used), and
     /// `TMPDIR` if it is an absolute path.
     public static func current() -> ControlChannelLocation {
-        func variable(_ name: String) -> String? {
-            guard let value = getenv(name).map({ String(cString: $0) }), value.hasPrefix("/") else { return nil }
+        from(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) },
+             temporaryDirectory: getenv("TMPDIR").map { String(cString: $0) })
+    }
+
+    /// The location the two variables' values give (see ``current()``).
+    static func from(runtimeDirectory: String?, temporaryDirectory: String?) -> ControlChannelLocation {
+        func absolute(_ value: String?) -> String? {
+            guard let value, value.hasPrefix("/") else { return nil }
             return value.count > 1 && value.hasSuffix("/") ? String(value.dropLast()) : value
         }
-        let runtime = variable("XDG_RUNTIME_DIR").flatMap { ControlChannelDirectory.check(directory: $0) == .fit ? $0 : nil }
-        return ControlChannelLocation(runtimeDirectory: runtime, temporaryDirectory: variable("TMPDIR") ?? "/tmp")
+        let runtime = absolute(runtimeDirectory).flatMap { ControlChannelDirectory.check(directory: $0) == .fit ? $0 : nil }
+        return ControlChannelLocation(runtimeDirectory: runtime, temporaryDirectory: absolute(temporaryDirectory) ?? "/tmp")
     }
 
     /// The directory of the discovery records: `<runtime>/arculus-card`, or

@@ -24,7 +24,7 @@ struct ServeOptions {
     /// `--control-timeout`: how long a control request may wait for the card.
     var controlTimeout: Duration
 
-    enum Control {
+    enum Control: Equatable {
         case none
         /// The default socket for the endpoint: in a new private directory, recorded for `ctl`.
         case defaultPath

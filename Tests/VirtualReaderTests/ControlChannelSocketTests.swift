@@ -65,6 +65,15 @@ struct ControlChannelSocketTests {
         return fd
     }
 
+    /// Everything `fd` still receives, blocking, until the channel closes it.
+    static func readToEnd(_ fd: Int32) -> [UInt8] {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var received: [UInt8] = []
+        while case let count = read(fd, &buffer, buffer.count), count > 0 { received += buffer[..<count] }
+        return received
+    }
+
     static func elapsed(_ body: () throws -> Void) rethrows -> Duration {
         let start = ContinuousClock.now
         try body()
@@ -111,6 +120,20 @@ struct ControlChannelSocketTests {
         let runtime = ControlChannelLocation(runtimeDirectory: "/run/user/1000", temporaryDirectory: "/tmp")
         #expect(runtime.record(for: endpoint) == "/run/user/1000/arculus-card/port-35964")
         #expect(runtime.socketParent == "/run/user/1000")
+    }
+
+    @Test("XDG_RUNTIME_DIR is used only when it is a private directory of the user's; TMPDIR only when absolute")
+    func environment() throws {
+        let runtime = try TemporaryDirectory()
+        #expect(chmod(runtime.path, 0o700) == 0)
+        #expect(ControlChannelLocation.from(runtimeDirectory: runtime.path + "/", temporaryDirectory: "/var/tmp/")
+                == ControlChannelLocation(runtimeDirectory: runtime.path, temporaryDirectory: "/var/tmp"))
+        #expect(chmod(runtime.path, 0o777) == 0)
+        #expect(ControlChannelLocation.from(runtimeDirectory: runtime.path, temporaryDirectory: nil)
+                == ControlChannelLocation(runtimeDirectory: nil, temporaryDirectory: "/tmp"))
+        #expect(ControlChannelLocation.from(runtimeDirectory: "relative", temporaryDirectory: "relative").runtimeDirectory == nil)
+        #expect(ControlChannelLocation.from(runtimeDirectory: "", temporaryDirectory: "relative").temporaryDirectory == "/tmp")
+        #expect(ControlChannelLocation.from(runtimeDirectory: runtime.path + "/missing", temporaryDirectory: nil).runtimeDirectory == nil)
     }
 
     @Test("a records directory others can write, or a link, stops serve and is refused by the client")
@@ -262,10 +285,7 @@ struct ControlChannelSocketTests {
 
         // Its answers do not move for the time-out: it is disconnected (read to the end).
         Thread.sleep(forTimeInterval: 1.5)
-        _ = fcntl(hog, F_SETFL, fcntl(hog, F_GETFL) & ~O_NONBLOCK)
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        var total = 0
-        while case let count = read(hog, &buffer, buffer.count), count > 0 { total += count }
+        let total = Self.readToEnd(hog).count
         #expect(total > 0 && total < 8 * 1024 * 1024)
 
         let hog2 = try Self.connectRaw(channel.path)
@@ -330,11 +350,7 @@ struct ControlChannelSocketTests {
             let count = long[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if count > 0 { offset += count } else { Thread.sleep(forTimeInterval: 0.01) }
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var received: [UInt8] = []
-        while case let count = read(fd, &buffer, buffer.count), count > 0 { received += buffer[..<count] }
-        #expect(String(decoding: received, as: UTF8.self) == #"{"error":"request line longer than 65536 bytes","ok":false}"# + "\n")
+        #expect(String(decoding: Self.readToEnd(fd), as: UTF8.self) == #"{"error":"request line longer than 65536 bytes","ok":false}"# + "\n")
         #expect(responder.lines.isEmpty)
     }
 
