@@ -98,14 +98,14 @@ let package = Package(
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire", "TestSupport"]),
         .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
         .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "ArculusFidoConnectors", "CTAPClient", "ArculusCard",
-                                                            "PCSC", "VirtualReader", "CBOR", "CardCrypto", "FIDOWire"]),
+                                                            "PCSC", "VirtualReader", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire", "TestSupport"]),
         // The command line's declarations: every option in a help is parsed, every parsed one in a help.
         .testTarget(name: "CLITests", dependencies: ["arculus-card"]),
         .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
                                                           "JSONSupport"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "CTAP2", "CBOR", "FIDOWire", "TestSupport"]),
-        .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire", "JSONSupport", "TestSupport"]),
         .testTarget(
             name: "RobustnessTests",
             dependencies: ["ArculusCard", "VirtualReader", "Transcript", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire",

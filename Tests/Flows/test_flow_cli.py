@@ -77,7 +77,7 @@ VALUE_NOT_HELP = [
     (["sdk", "set-pin", "--card-image", "{tmp}/sdk.img", "--pin", "-h"], 65, "sdk set-pin: --pin has 2 characters"),
     (["sdk", "set-pin", "--card-image", "{tmp}/sdk.img", "--pin=-h"], 65, "sdk set-pin: --pin has 2 characters"),
     (["serve", "--tap-delay", "-h"], 64, "--tap-delay wants seconds"),
-    (["ctl", "--control", "{tmp}/-h", "status"], 1, "cannot reach the control socket"),
+    (["ctl", "--control", "{tmp}/-h", "status"], 4, "cannot reach the control socket"),
     (["ctl", "pin", "--control", "{tmp}/none.sock", "--set", "-h", "--retries", "x"], 64, "--retries wants a whole number"),
     (["image", "pin", "--card", "-h"], 1, "no card image at -h"),
     (["image", "credentials", "add", "--card", "{tmp}/x.img", "--credential", "-h"], 64, "'-h' is not key=value"),
