@@ -27,12 +27,12 @@ extension PCSCCommand {
         capture.profile.atr = Hex.string(atr)
         capture.profile.name = "captured-" + capture.profile.aaguid.prefix(8)
         capture.profile.description = "Captured from \(reader)"
-        var dropped: [String] = []
+        var (dropped, clamped): ([String], [String]) = ([], [])
         do {
             if options.flag("--strict") {
                 try capture.profile.validate()
             } else {
-                dropped = try capture.makeServable(reported: reported)
+                (dropped, clamped) = try capture.makeServable(reported: reported)
             }
         } catch {
             throw PCSCCommandError("the card's answers do not make a profile the emulator can serve: \(error)")
@@ -40,9 +40,13 @@ extension PCSCCommand {
         if !dropped.isEmpty {
             capture.profile.description += "; dropped (the emulator cannot serve them): " + dropped.joined(separator: "; ")
         }
+        if !clamped.isEmpty {
+            capture.profile.description += "; clamped to what the emulator serves: " + clamped.joined(separator: "; ")
+        }
         try capture.profile.jsonData().write(to: URL(fileURLWithPath: output), options: .atomic)
         _ = try CardProfile.load(path: output)
         for feature in dropped { Console.error("dropped: \(feature)") }
+        for field in clamped { Console.error("clamped: \(field)") }
         if !capture.fromBase.isEmpty {
             Console.error("not reported by the card, taken from \(base.name): \(capture.fromBase.joined(separator: ", "))")
         }

@@ -90,7 +90,9 @@ enum PCSCCommand: Subcommand {
                   maxCredentialCountInList, maxCredentialIdLength, transports, algorithms, minPINLength,
                   firmwareVersion and remainingDiscoverableCredentials (as residentKeyCapacity: capture a
                   card with no discoverable credentials on it). The profile is named captured-<first 8
-                  digits of the AAGUID>.
+                  digits of the AAGUID>. What the emulator cannot serve is dropped ('dropped: …' on
+                  stderr), and a number outside the range it serves is clamped to the nearest bound
+                  ('clamped: …'); both are noted in the profile's description. --strict refuses instead.
                 """),
                 .init(title: "EXAMPLES", body: """
                   arculus-card pcsc list

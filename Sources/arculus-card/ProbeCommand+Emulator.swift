@@ -85,7 +85,7 @@ extension ProbeCommand {
     }
 
     /// The profile a fingerprint describes (its getInfo, SELECT answer and ATR over the default
-    /// profile), made servable, and what it dropped.
+    /// profile), made servable, and what it dropped or clamped.
     static func emulatedProfile(_ fingerprint: Fingerprint, path: String) throws -> (CardProfile, [String]) {
         guard let reported = fingerprint.getInfo else {
             throw BadProbeInput("\(path) has no getInfo answer (entry '\(Fingerprint.getInfoEntry)'): the card did not answer getInfo")
@@ -102,7 +102,7 @@ extension ProbeCommand {
         capture.profile.atr = fingerprint.atr
         capture.profile.name = "emulated-" + capture.profile.aaguid.prefix(8)
         capture.profile.description = "Emulated from the fingerprint \(URL(fileURLWithPath: path).lastPathComponent)"
-        let dropped = try capture.makeServable(reported: reported)
-        return (capture.profile, dropped)
+        let (dropped, clamped) = try capture.makeServable(reported: reported)
+        return (capture.profile, dropped + clamped)
     }
 }
