@@ -9,13 +9,14 @@ final class ProbeSession {
     let link: ProbeLink
     let shape: ResponseShape
     /// State the writing part's sequences carry between entries.
-    var carried = CarriedState()
+    var carried: CarriedState
     /// The shape of getInfo's body when the probe began: other entries that read getInfo keep
     /// only how theirs differs from it.
     var getInfoBaseline: JSONValue?
 
-    init(link: ProbeLink) {
+    init(link: ProbeLink, pins: ProbePINs) {
         self.link = link
+        carried = CarriedState(pins: pins)
         shape = ResponseShape(context: ShapeContext(rpIDs: [ProbeValues.rpID, ProbeValues.otherRPID]))
     }
 
