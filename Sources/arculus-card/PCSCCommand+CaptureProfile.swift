@@ -45,12 +45,13 @@ extension PCSCCommand {
         }
         try capture.profile.jsonData().write(to: URL(fileURLWithPath: output), options: .atomic)
         _ = try CardProfile.load(path: output)
-        for feature in dropped { Console.error("dropped: \(feature)") }
-        for field in clamped { Console.error("clamped: \(field)") }
+        for feature in dropped { Console.error("dropped: \(DisplayText.escaped(feature))") }
+        for field in clamped { Console.error("clamped: \(DisplayText.escaped(field))") }
         if !capture.fromBase.isEmpty {
-            Console.error("not reported by the card, taken from \(base.name): \(capture.fromBase.joined(separator: ", "))")
+            Console.error("not reported by the card, taken from \(DisplayText.escaped(base.name)): \(capture.fromBase.joined(separator: ", "))")
         }
-        Console.output("wrote profile \(capture.profile.name) (\(capture.profile.versions.joined(separator: ", ")), AAGUID \(capture.profile.aaguid)) to \(output)")
+        let versions = DisplayText.escaped(capture.profile.versions.joined(separator: ", "))
+        Console.output("wrote profile \(capture.profile.name) (\(versions), AAGUID \(capture.profile.aaguid)) to \(output)")
         return ExitStatus.success
     }
 
@@ -68,7 +69,7 @@ extension PCSCCommand {
             case .ctap2NotSupported:
                 throw PCSCCommandError("the card in \(reader) speaks U2F only (SELECT answered U2F_V2): a U2F-only card has no CTAP2 profile")
             case .ctap(let refusal):
-                throw PCSCCommandError("authenticatorGetInfo failed: \(refusal)")
+                throw PCSCCommandError("authenticatorGetInfo failed: \(DisplayText.escaped("\(refusal)"))")
             default:
                 throw PCSCCommandError("cannot read the card's authenticatorGetInfo: \(error)")
             }

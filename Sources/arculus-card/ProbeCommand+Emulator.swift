@@ -2,6 +2,7 @@ import ArculusCard
 import ArculusFidoSDKFramework
 import CardProbe
 import CTAPClient
+import FIDOWire
 import Foundation
 
 /// The battery against the emulator in process: `probe --profile`, `probe fixtures`,
@@ -78,7 +79,7 @@ extension ProbeCommand {
         emulated.profile = ProfileNote(name: profile.name, dropped: dropped)
         if let output = options.value("--out") { try Data(emulated.text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) }
         let diff = try BadProbeInput.reading { () throws(FingerprintDiffError) in try FingerprintDiff(card, emulated, rules: rules) }
-        for feature in dropped { Console.output("the emulator's profile could not hold: \(feature)") }
+        for feature in dropped { Console.output("the emulator's profile could not hold: \(DisplayText.escaped(feature))") }
         let report = DiffReport(diff: diff, labels: ("your card", "the emulator"), hint: { ProfileHint.hint(for: $0, dropped: dropped) })
         report.print(header: "your card (\(path)) against the emulator (profile \(profile.name))")
         return diff.isEmpty ? ExitStatus.success : ExitStatus.failure

@@ -31,7 +31,7 @@ extension ProfileCapture {
         if profile.algorithms.isEmpty { profile.algorithms = [-7] }
         dropped += dropFeaturesWithoutPrerequisites()
         guard profile.supportsCTAP2 || profile.supportsU2F else {
-            throw PCSCCommandError("the card reports no protocol the emulator speaks (versions \(profile.versions))")
+            throw PCSCCommandError("the card reports no protocol the emulator speaks (versions \(DisplayText.escaped("\(profile.versions)")))")
         }
         let clamped = profile.clampToLimits()
         try profile.validate()

@@ -82,6 +82,17 @@ struct ProfileLimitsTests {
         #expect(throws: ProfileError.invalid("hostile", testCase.reason)) { _ = try TestClient(profile: decoded) }
     }
 
+    @Test("a profile file's strings are escaped in its errors: an extension named ESC [2J and a newline stays on one line")
+    func forgedNamesEscaped() throws {
+        var profile = CardProfile.arculusFIDO21
+        profile.name = "hostile\u{9B}1m"
+        profile.extensions.append("\u{1B}[2J\nprofile arculus-fido21 is valid")
+        let error = try #require(throws: ProfileError.self) { try profile.validate() }
+        #expect(error.description == #"profile hostile\u009b1m is invalid: extensions: \u001b[2J\nprofile arculus-fido21 is valid "#
+                + "is not implemented (this build has credProtect, hmac-secret, hmac-secret-mc, credBlob, largeBlobKey, minPinLength, "
+                + "thirdPartyPayment, uvm)")
+    }
+
     @Test("the built-in profiles are within every range, and the bounds themselves are served")
     func boundsServed() throws {
         for profile in CardProfile.builtIn {
