@@ -43,7 +43,7 @@ final class ProbeSession {
         if let shown {
             request = shown
         } else {
-            let apdus = NFCFraming.apdus(message, p1: p1, pieceSize: pieceSize)
+            let apdus = NFCHostFraming.messageAPDUs(message, p1: p1, pieceSize: pieceSize)
             if apdus.count == 1 {
                 request = ["apdu": .string(Hex.string(apdus[0]))]
             } else if message.count <= Self.longestShownMessage {
