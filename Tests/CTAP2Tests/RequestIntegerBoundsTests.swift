@@ -107,6 +107,27 @@ struct RequestIntegerBoundsTests {
         ]
     }
 
+    @Test("every extension input of makeCredential and getAssertion, and hmac-secret's members, as each extreme integer: the card answers a CTAP status")
+    func extensionSweep() throws {
+        let client = try TestClient(profile: .reference)
+        let names = ["credProtect", "credBlob", "getCredBlob", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "minPinLength",
+                     "thirdPartyPayment", "uvm"]
+        for value in Self.extremes {
+            for name in names {
+                let made = client.makeCredential(TestClient.makeCredentialRequest(extensions: [.text(name): value], options: ["rk": true]))
+                #expect(made.status != nil, "makeCredential {\(name): \(value)}: \(made)")
+                let asserted = client.getAssertion(TestClient.getAssertionRequest(extensions: [.text(name): value]))
+                #expect(asserted.status != nil, "getAssertion {\(name): \(value)}: \(asserted)")
+            }
+            for key in 1...5 {
+                var salts: CBORMap = [.int(2): .bytes([UInt8](repeating: 0, count: 32)), .int(3): .bytes([UInt8](repeating: 0, count: 16))]
+                salts[int: key] = value
+                let asserted = client.getAssertion(TestClient.getAssertionRequest(extensions: ["hmac-secret": .map(salts)]))
+                #expect(asserted.status != nil, "hmac-secret {\(key): \(value)}: \(asserted)")
+            }
+        }
+    }
+
     @Test("every member of every command that takes parameters, and members 1–16 it lacks, replaced by each extreme integer: the card answers a CTAP status")
     func sweep() throws {
         for profile in CardProfile.builtIn {
