@@ -41,16 +41,18 @@ let package = Package(
         .target(name: "CardCrypto", dependencies: ["COpenSSL"]),
         // The system calls made in loops (EINTR, short writes), sleeping and threads: written once.
         .target(name: "POSIXSupport"),
-        // The wire vocabulary: the specs' constants and names, shared by card side and host side.
+        // The wire vocabulary: the specs' constants and names, shared by card side and host side,
+        // and the one host-side NFC framing (chaining, 61xx, 9100 polling) every host uses.
         .target(name: "FIDOWire"),
         .target(name: "PCSC", dependencies: ["CPCSCLite", "FIDOWire"]),
         .target(name: "CBOR"),
         // The project's one JSON value type (SDK documents, control-channel lines) and base64url, how
         // that JSON carries bytes.
         .target(name: "JSONSupport"),
-        // The COSE_Key codec (P-256 keys both ways, every credential key out): what card side,
-        // host side and transcripts share of COSE, beside the wire vocabulary.
-        .target(name: "COSE", dependencies: ["CBOR", "CardCrypto"]),
+        // The COSE_Key codec (P-256 keys both ways, every credential key out) and the one reading
+        // of the authenticator data that carries one: what card side, host side and transcripts
+        // share of COSE and WebAuthn's byte formats, beside the wire vocabulary (whose flags it reads).
+        .target(name: "COSE", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
         .target(name: "CTAP2", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire"]),
         .target(name: "ISO7816", dependencies: ["FIDOWire"]),
         .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
@@ -70,7 +72,7 @@ let package = Package(
             .target(name: "ArculusFidoConnectors", condition: .when(platforms: [.linux, .macOS])),
         ]),
         // The probe: a fixed battery sent to any card, answers kept as a fingerprint; host side only.
-        .target(name: "CardProbe", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport", "POSIXSupport"]),
+        .target(name: "CardProbe", dependencies: ["CTAPClient", "CBOR", "COSE", "CardCrypto", "FIDOWire", "JSONSupport", "POSIXSupport"]),
         .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport",
                                                      "JSONSupport"]),
         .executableTarget(

@@ -48,7 +48,6 @@ extension ProbeBattery {
     static var iso: [ProbeEntry] {
         let msg = ISOValues.message
         let getResponse = FIDOInstruction.getResponse.rawValue
-        let poll = FIDOInstruction.nfcctapGetResponse.rawValue
         return [
             raw("iso.unknown-instruction", "an instruction no FIDO card has (00 99, case 1)", ISOValues.unknownInstruction,
                 kind: TimingKind.apduError),
@@ -80,8 +79,8 @@ extension ProbeBattery {
                 session throws(ProbeInterruption) in
                 session.getInfoAgain(try session.message([ISOValues.getInfo], p1: 0x00))
             },
-            raw("iso.poll-idle", "NFCCTAP_GETRESPONSE with nothing pending", [0x80, poll, 0x00, 0x00, 0x00]),
-            raw("iso.cancel-idle", "NFCCTAP_GETRESPONSE cancel (P1 11) with nothing pending", [0x80, poll, 0x11, 0x00, 0x00]),
+            raw("iso.poll-idle", "NFCCTAP_GETRESPONSE with nothing pending", NFCHostFraming.pollAPDU),
+            raw("iso.cancel-idle", "NFCCTAP_GETRESPONSE cancel (P1 11) with nothing pending", NFCHostFraming.cancelAPDU),
         ]
     }
 
@@ -89,7 +88,7 @@ extension ProbeBattery {
     /// another command, a message larger than maxMsgSize.
     static var chaining: [ProbeEntry] {
         let request = CTAPMessage.bytes(.getAssertion, ProbeValues.getAssertion())
-        let pieces = NFCFraming.apdus(request, pieceSize: 16)
+        let pieces = NFCHostFraming.messageAPDUs(request, pieceSize: 16)
         let longList = CBORValue.array((0..<40).map { _ in ProbeValues.descriptor(ProbeValues.unknownCredentialID) })
         let tooLarge = CTAPMessage.bytes(.getAssertion, ProbeValues.getAssertion(replacing: [.allowList: longList]))
         return [

@@ -2,6 +2,7 @@ import ArculusCard
 import ArculusFidoConnectors
 import CardProbe
 import CTAPClient
+import FIDOWire
 import Foundation
 import POSIXSupport
 
@@ -79,14 +80,14 @@ extension ProbeCommand {
         emulated.profile = ProfileNote(name: profile.name, dropped: dropped)
         if let output = options.value("--out") { try NewFile.replace(output, with: Array(emulated.text.utf8), mode: 0o644) }
         let diff = try BadProbeInput.reading { () throws(FingerprintDiffError) in try FingerprintDiff(card, emulated, rules: rules) }
-        for feature in dropped { Console.output("the emulator's profile could not hold: \(feature)") }
+        for feature in dropped { Console.output("the emulator's profile could not hold: \(DisplayText.escaped(feature))") }
         let report = DiffReport(diff: diff, labels: ("your card", "the emulator"), hint: { ProfileHint.hint(for: $0, dropped: dropped) })
         report.print(header: "your card (\(path)) against the emulator (profile \(profile.name))")
         return diff.isEmpty ? ExitStatus.success : ExitStatus.failure
     }
 
     /// The profile a fingerprint describes (its getInfo, SELECT answer and ATR over the default
-    /// profile), made servable, and what it dropped.
+    /// profile), made servable, and what it dropped or clamped.
     static func emulatedProfile(_ fingerprint: Fingerprint, path: String) throws -> (CardProfile, [String]) {
         guard let reported = fingerprint.getInfo else {
             throw BadProbeInput("\(path) has no getInfo answer (entry '\(Fingerprint.getInfoEntry)'): the card did not answer getInfo")
@@ -103,7 +104,7 @@ extension ProbeCommand {
         capture.profile.atr = fingerprint.atr
         capture.profile.name = "emulated-" + capture.profile.aaguid.prefix(8)
         capture.profile.description = "Emulated from the fingerprint \(URL(fileURLWithPath: path).lastPathComponent)"
-        let dropped = try capture.makeServable(reported: reported)
-        return (capture.profile, dropped)
+        let (dropped, clamped) = try capture.makeServable(reported: reported)
+        return (capture.profile, dropped + clamped)
     }
 }

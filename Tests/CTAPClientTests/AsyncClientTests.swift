@@ -14,7 +14,7 @@ struct Awaited: AsyncCardTransport {
     }
 }
 
-/// The asynchronous client and its framing (``NFCCTAPExchange``): the same APDUs, answers and
+/// The asynchronous client and its framing (FIDOWire's ``NFCHostFraming``, as the synchronous client's): the same APDUs, answers and
 /// errors as the synchronous client's.
 @Suite("the asynchronous client", .timeLimit(.minutes(1)))
 struct AsyncClientTests {
@@ -141,18 +141,32 @@ struct AsyncClientTests {
             == .invalidArgument("an empty CTAP message"))
     }
 
-    @Test("the exchange as a value: the steps it asks for")
+    @Test("the exchange as a value: the steps it asks for (the one framing the async channel drives)")
     func exchangeSteps() throws {
         let clock = ContinuousClock()
-        var exchange = try NFCCTAPExchange(message: [UInt8](repeating: 0x01, count: 256), pieceSize: 255)
-        #expect(exchange.first.prefix(5) == [0x90, 0x10, 0x80, 0x00, 0xFF])
-        #expect(try exchange.next(after: [0x90, 0x00], at: clock.now) == .send([0x80, 0x10, 0x80, 0x00, 0x01, 0x01, 0x00]))
-        #expect(try exchange.next(after: [0x01, 0x91, 0x00], at: clock.now) == .pause(.milliseconds(5), then: [0x80, 0x11, 0x00, 0x00, 0x00]))
-        #expect(try exchange.next(after: [0x01, 0x91, 0x00], at: clock.now) == .pause(.milliseconds(10), then: [0x80, 0x11, 0x00, 0x00, 0x00]))
-        #expect(try exchange.next(after: [0x00, 0x61, 0x02], at: clock.now) == .send([0x00, 0xC0, 0x00, 0x00, 0x02]))
-        #expect(try exchange.next(after: [0xA0, 0x90, 0x00], at: clock.now) == .done(data: [0x00, 0xA0], statusWord: 0x9000))
-        var command = NFCCTAPExchange(command: Self.select)
-        #expect(try command.next(after: [0x6A, 0x82], at: clock.now) == .done(data: [], statusWord: 0x6A82))
+        var exchange = NFCHostFraming().message([UInt8](repeating: 0x01, count: 256))
+        guard case .send(let first) = exchange.next(at: clock.now) else { throw TestFailure("no first piece") }
+        #expect(first.prefix(5) == [0x90, 0x10, 0x80, 0x00, 0xFF])
+        exchange.receive([0x90, 0x00])
+        #expect(exchange.next(at: clock.now) == .send([0x80, 0x10, 0x80, 0x00, 0x01, 0x01, 0x00]))
+        exchange.receive([0x01, 0x91, 0x00])
+        #expect(exchange.next(at: clock.now) == .keepalive(0x01))
+        #expect(exchange.next(at: clock.now) == .pause(.milliseconds(5)))
+        #expect(exchange.next(at: clock.now) == .send([0x80, 0x11, 0x00, 0x00, 0x00]))
+        exchange.receive([0x01, 0x91, 0x00])
+        #expect(exchange.next(at: clock.now) == .keepalive(0x01))
+        #expect(exchange.next(at: clock.now) == .pause(.milliseconds(10)))
+        #expect(exchange.next(at: clock.now) == .send([0x80, 0x11, 0x00, 0x00, 0x00]))
+        exchange.receive([0x00, 0x61, 0x02])
+        #expect(exchange.next(at: clock.now) == .send([0x00, 0xC0, 0x00, 0x00, 0x02]))
+        exchange.receive([0xA0, 0x90, 0x00])
+        guard case .finished(let answer) = exchange.next(at: clock.now) else { throw TestFailure("not finished") }
+        #expect(answer.data == [0x00, 0xA0] && answer.statusWord == 0x9000 && answer.stop == nil)
+        var command = NFCHostFraming().exchange(Self.select)
+        #expect(command.next(at: clock.now) == .send(Self.select))
+        command.receive([0x6A, 0x82])
+        guard case .finished(let refused) = command.next(at: clock.now) else { throw TestFailure("not finished") }
+        #expect(refused.data.isEmpty && refused.statusWord == 0x6A82)
     }
 
     @Test("cancelling the task while the card is polled ends the exchange as cancelled")
