@@ -17,6 +17,8 @@ let package = Package(
         // The SDK as a drop-in for the vendor's framework: `import ArculusFidoSDKFramework`, then
         // `ArculusFido()` finds a card (a PC/SC reader's, or an in-process emulated one).
         .library(name: "ArculusFidoSDKFramework", targets: ["ArculusFidoSDKFramework"]),
+        // The SDK's connectors for a PC/SC reader and the in-process card (Linux and macOS).
+        .library(name: "ArculusFidoConnectors", targets: ["ArculusFidoConnectors"]),
         .library(name: "CTAPClient", targets: ["CTAPClient"]),
         .library(name: "Transcript", targets: ["Transcript"]),
         .library(name: "PCSC", targets: ["PCSC"]),
@@ -39,16 +41,18 @@ let package = Package(
         .target(name: "CardCrypto", dependencies: ["COpenSSL"]),
         // The system calls made in loops (EINTR, short writes), sleeping and threads: written once.
         .target(name: "POSIXSupport"),
-        // The wire vocabulary: the specs' constants and names, shared by card side and host side.
+        // The wire vocabulary: the specs' constants and names, shared by card side and host side,
+        // and the one host-side NFC framing (chaining, 61xx, 9100 polling) every host uses.
         .target(name: "FIDOWire"),
         .target(name: "PCSC", dependencies: ["CPCSCLite", "FIDOWire"]),
         .target(name: "CBOR"),
         // The project's one JSON value type (SDK documents, control-channel lines) and base64url, how
         // that JSON carries bytes.
         .target(name: "JSONSupport"),
-        // The COSE_Key codec (P-256 keys both ways, every credential key out): what card side,
-        // host side and transcripts share of COSE, beside the wire vocabulary.
-        .target(name: "COSE", dependencies: ["CBOR", "CardCrypto"]),
+        // The COSE_Key codec (P-256 keys both ways, every credential key out) and the one reading
+        // of the authenticator data that carries one: what card side, host side and transcripts
+        // share of COSE and WebAuthn's byte formats, beside the wire vocabulary (whose flags it reads).
+        .target(name: "COSE", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
         .target(name: "CTAP2", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire"]),
         .target(name: "ISO7816", dependencies: ["FIDOWire"]),
         .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
@@ -57,16 +61,24 @@ let package = Package(
         .target(name: "CTAPClient", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "ArculusSDK", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
         // Where host and card may meet: the SDK's connectors for a PC/SC reader and for the
-        // in-process card, and the `ArculusFido()` that finds one.
-        .target(name: "ArculusFidoSDKFramework", dependencies: ["ArculusSDK", "ArculusCard", "CTAPClient", "PCSC", "FIDOWire"]),
+        // in-process card (and their synchronous transports, which the probe uses), and what
+        // `ArculusFido()` reads from the environment. Linux and macOS only (PC/SC, the card side).
+        .target(name: "ArculusFidoConnectors", dependencies: ["ArculusSDK", "ArculusCard", "CTAPClient", "PCSC", "FIDOWire"]),
+        // What an app imports, named as the vendor's iOS framework: the SDK and `ArculusFido()`.
+        // It builds without PC/SC or the card side; only where the connectors build does it
+        // bring them (and `ArculusFido()` find a card with them).
+        .target(name: "ArculusFidoSDKFramework", dependencies: [
+            "ArculusSDK", "CTAPClient",
+            .target(name: "ArculusFidoConnectors", condition: .when(platforms: [.linux, .macOS])),
+        ]),
         // The probe: a fixed battery sent to any card, answers kept as a fingerprint; host side only.
-        .target(name: "CardProbe", dependencies: ["CTAPClient", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport", "POSIXSupport"]),
+        .target(name: "CardProbe", dependencies: ["CTAPClient", "CBOR", "COSE", "CardCrypto", "FIDOWire", "JSONSupport", "POSIXSupport"]),
         .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport",
                                                      "JSONSupport"]),
         .executableTarget(
             name: "arculus-card",
             dependencies: [
-                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK", "ArculusFidoSDKFramework", "CardProbe",
+                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK", "ArculusFidoConnectors", "CardProbe",
                 "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport", "JSONSupport",
             ]
         ),
@@ -87,8 +99,8 @@ let package = Package(
         .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire", "TestSupport"]),
         .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
-        .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "CTAPClient", "ArculusCard", "PCSC", "CBOR",
-                                                            "CardCrypto", "FIDOWire"]),
+        .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "ArculusFidoConnectors", "CTAPClient", "ArculusCard",
+                                                            "PCSC", "VirtualReader", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire", "TestSupport"]),
         // The command line's declarations: every option in a help is parsed, every parsed one in a help.
         .testTarget(name: "CLITests", dependencies: ["arculus-card"]),
@@ -97,7 +109,7 @@ let package = Package(
         .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
                                                           "JSONSupport", "CTAP2", "arculus-card"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "CTAP2", "CBOR", "FIDOWire", "TestSupport"]),
-        .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire", "JSONSupport", "TestSupport"]),
         .testTarget(
             name: "RobustnessTests",
             dependencies: ["ArculusCard", "VirtualReader", "Transcript", "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire",

@@ -1,85 +1,44 @@
-import ArculusCard
 import ArculusSDK
 import CTAPClient
 import Foundation
-import Synchronization
+#if canImport(ArculusFidoConnectors)
+import ArculusFidoConnectors
+#endif
 
 extension ArculusFido {
     /// An SDK over the card an app would find, as the sample apps create it (`ArculusFido()`):
     ///
     /// | environment | the card |
     /// | --- | --- |
-    /// | nothing set | the first PC/SC reader whose card answers the FIDO SELECT (``FirstFIDOReaderConnector``), waited for up to the tap timeout |
-    /// | `ARCULUS_FIDO_READER=NAME` | the card on that reader (``PCSCCardConnector``) |
-    /// | `ARCULUS_FIDO_CARD_IMAGE=FILE` | the in-process emulated card whose memory is FILE (``VirtualCardConnector``; created with `ARCULUS_FIDO_PROFILE`, a built-in profile name or a profile file, when FILE does not exist). Every `ArculusFido()` of the process shares it |
+    /// | nothing set | the first PC/SC reader whose card answers the FIDO SELECT (`FirstFIDOReaderConnector`), waited for up to the tap timeout |
+    /// | `ARCULUS_FIDO_READER=NAME` | the card on that reader (`PCSCCardConnector`) |
+    /// | `ARCULUS_FIDO_CARD_IMAGE=FILE` | the in-process emulated card whose memory is FILE (`VirtualCardConnector`; created with `ARCULUS_FIDO_PROFILE`, a built-in profile name or a profile file, when FILE does not exist). Every `ArculusFido()` of the process shares it |
     /// | `ARCULUS_FIDO_TAP_TIMEOUT=SECONDS` | how long an operation waits for the card (default 30) |
     ///
     /// A setting that cannot be used (both card variables set, an image that cannot be opened,
-    /// a time-out that is not a number) is reported by the first operation, with its variable.
+    /// a time-out that is not a number of seconds up to an hour, an image path that is not a
+    /// regular file, a profile file that is not one or is over 1 MiB) is reported by the first
+    /// operation, with its variable; nothing is opened or created for it.
+    ///
+    /// Where the connectors cannot be built (iOS: no PC/SC, no in-process card), every operation
+    /// of `ArculusFido()` says to give the SDK a connector: `ArculusFido(card:)` with one over the
+    /// app's NFC reader session.
     public convenience init() {
-        let environment = ProcessInfo.processInfo.environment
-        let setting = CardDiscovery(environment: environment)
+        #if canImport(ArculusFidoConnectors)
+        let setting = CardDiscovery(environment: ProcessInfo.processInfo.environment)
         self.init(card: setting.connector, timeouts: setting.timeouts)
+        #else
+        self.init(card: NoConnectorHere())
+        #endif
     }
 }
 
-/// What `ArculusFido()` reads from the environment.
-struct CardDiscovery {
-    static let reader = "ARCULUS_FIDO_READER"
-    static let image = "ARCULUS_FIDO_CARD_IMAGE"
-    static let profile = "ARCULUS_FIDO_PROFILE"
-    static let tapTimeout = "ARCULUS_FIDO_TAP_TIMEOUT"
-
-    let connector: any CardConnector
-    var timeouts = CardTimeouts()
-
-    init(environment: [String: String]) {
-        let reader = environment[Self.reader].flatMap { $0.isEmpty ? nil : $0 }
-        let image = environment[Self.image].flatMap { $0.isEmpty ? nil : $0 }
-        if let text = environment[Self.tapTimeout], !text.isEmpty {
-            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                connector = MisconfiguredConnector(reason: "\(Self.tapTimeout)=\(text) is not a number of seconds above 0")
-                return
-            }
-            timeouts.tap = .milliseconds(Int64(seconds * 1000))
-        }
-        switch (reader, image) {
-        case (.some, .some):
-            connector = MisconfiguredConnector(reason: "\(Self.reader) and \(Self.image) are both set; set one (a PC/SC reader, or an in-process card image)")
-        case (let name?, nil):
-            connector = PCSCCardConnector(reader: name)
-        case (nil, let path?):
-            do {
-                connector = try Self.sharedImageCard(path, profile: environment[Self.profile])
-            } catch {
-                connector = MisconfiguredConnector(reason: "\(Self.image)=\(path): \(error)")
-            }
-        case (nil, nil):
-            connector = FirstFIDOReaderConnector()
-        }
-    }
-
-    /// Image cards opened so far, by path: an image is locked by the process that opens it, so
-    /// every `ArculusFido()` of a process shares one card (and one queue for it).
-    private static let imageCards = Mutex<[String: VirtualCardConnector]>([:])
-
-    private static func sharedImageCard(_ path: String, profile: String?) throws -> VirtualCardConnector {
-        let key = URL(fileURLWithPath: path).standardizedFileURL.path
-        return try imageCards.withLock { cards in
-            if let card = cards[key] { return card }
-            let chosen = try profile.flatMap { $0.isEmpty ? nil : $0 }.map { try CardProfile.named($0) }
-            let card = try VirtualCardConnector(imageAt: path, profile: chosen)
-            cards[key] = card
-            return card
-        }
-    }
-}
-
-/// A card setting that cannot work: every tap fails with the reason.
-private struct MisconfiguredConnector: CardConnector {
-    let reason: String
-
+#if !canImport(ArculusFidoConnectors)
+/// The card of `ArculusFido()` on a platform without the PC/SC and in-process connectors.
+private struct NoConnectorHere: CardConnector {
     func connect() async throws(CardTransportError) -> any CardConnection {
-        throw .unsupported(reason)
+        throw .unsupported("ArculusFido() finds a card through PC/SC or an in-process card image, which this platform has not; give ArculusFido(card:) a CardConnector over your NFC reader session")
     }
 }
+#endif
+

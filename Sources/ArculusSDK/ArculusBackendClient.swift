@@ -14,6 +14,8 @@ public final class ArculusBackendClient: Sendable {
     public let registerPath: String
     /// Path of the authentication servlet (default `/fido/authenticate`).
     public let authenticatePath: String
+    /// Seconds each call may take, answer included (checked by the flows: above 0, at most an hour).
+    public let timeout: Double
     private let sessionCookies = Mutex<String?>(nil)
     private let http: HTTPExchange
 
@@ -23,7 +25,8 @@ public final class ArculusBackendClient: Sendable {
         self.baseUrl = baseUrl.hasSuffix("/") ? String(baseUrl.dropLast()) : baseUrl
         self.registerPath = registerPath
         self.authenticatePath = authenticatePath
-        http = HTTPExchange(timeout: timeout)
+        self.timeout = timeout
+        http = HTTPExchange(timeout: timeout, address: baseUrl)
     }
 
     /// Forgets the FIDO2 server session cookies of the last phase 1.
@@ -40,13 +43,15 @@ public final class ArculusBackendClient: Sendable {
         try await registerBegin(username: username, displayName: displayName, rpId: rpId, during: nil)
     }
 
-    func registerBegin(username: String, displayName: String, rpId: String,
+    /// Without `rpId` the phase 1 request has none, and the backend chooses.
+    func registerBegin(username: String, displayName: String, rpId: String?,
                        during operation: ArculusFidoOperation?) async throws(ArculusFidoError) -> JSONValue {
         clearSessionCookies()
-        let answer = try await post(registerPath, [
-            "operation": .string("register"), "username": .string(username),
-            "displayName": .string(displayName), "rpId": .string(rpId),
-        ], during: operation, what: "registration begin at the backend")
+        var body: [String: JSONValue] = [
+            "operation": .string("register"), "username": .string(username), "displayName": .string(displayName),
+        ]
+        if let rpId { body["rpId"] = .string(rpId) }
+        let answer = try await post(registerPath, body, during: operation, what: "registration begin at the backend")
         keepCookies(answer)
         return answer
     }
@@ -70,11 +75,11 @@ public final class ArculusBackendClient: Sendable {
         try await authenticateBegin(username: username, rpId: rpId, during: nil)
     }
 
-    func authenticateBegin(username: String, rpId: String, during operation: ArculusFidoOperation?) async throws(ArculusFidoError) -> JSONValue {
+    func authenticateBegin(username: String, rpId: String?, during operation: ArculusFidoOperation?) async throws(ArculusFidoError) -> JSONValue {
         clearSessionCookies()
-        let answer = try await post(authenticatePath, [
-            "operation": .string("authenticate"), "username": .string(username), "rpId": .string(rpId),
-        ], during: operation, what: "authentication begin at the backend")
+        var body: [String: JSONValue] = ["operation": .string("authenticate"), "username": .string(username)]
+        if let rpId { body["rpId"] = .string(rpId) }
+        let answer = try await post(authenticatePath, body, during: operation, what: "authentication begin at the backend")
         keepCookies(answer)
         return answer
     }
@@ -104,8 +109,9 @@ public final class ArculusBackendClient: Sendable {
     /// failures as `{"status": "failed", "error": …}` with 4xx/5xx), with `httpStatus` added.
     private func post(_ path: String, _ body: [String: JSONValue], during operation: ArculusFidoOperation?,
                       what: String) async throws(ArculusFidoError) -> JSONValue {
-        guard let url = URL(string: baseUrl + (path.hasPrefix("/") ? path : "/" + path)), url.host != nil else {
-            throw ArculusFidoError(.unknown, during: operation, "\(what): '\(baseUrl)\(path)' is not a URL")
+        let address = baseUrl + (path.hasPrefix("/") ? path : "/" + path)
+        guard let url = URL(string: address), url.host != nil else {
+            throw ArculusFidoError(.unknown, during: operation, "\(what): '\(address)' is not a URL")
         }
         let answer = try await http.post(url, .object(body), during: operation, what: what, cookieHeader: cookies)
         guard case .object(var members) = answer.json else {

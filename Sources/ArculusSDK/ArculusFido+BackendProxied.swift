@@ -13,19 +13,22 @@ extension ArculusFido {
     ///    with the server's `user.id` (and a `none` attestation when the server asked for none);
     /// 3. phase 3 at the backend with the card's response and the cookies.
     ///
-    /// When phase 3 is refused, the credential is deleted from the card again (rollback) and the
-    /// error says whether that worked. Returns the backend's phase 3 answer. The caller's values
-    /// are checked before anything else (700 Invalid Input), the backend's before the card sees
-    /// them (601, naming the backend's value).
+    /// The card signs for the RP ID the backend's answer names (`rpId` is sent in phase 1 and
+    /// is the fallback when the answer names none), as the sample app does; with `strictRP` a
+    /// backend that names another one is refused (702) and the card is not used. When phase 3 is
+    /// refused, the credential is deleted from the card again (rollback) and the error says
+    /// whether that worked. The caller's values are checked before anything else (700 Invalid
+    /// Input), the backend's before the card sees them (601, naming the backend's value).
     public func registerViaBackend(backend: ArculusBackendClient, pin: String, username: String, displayName: String,
-                                   rpId: String, allowRPIDMismatch: Bool = false) async throws(ArculusFidoError) -> JSONValue {
+                                   rpId: String?, allowRPIDMismatch: Bool = false,
+                                   strictRP: Bool = false) async throws(ArculusFidoError) -> ArculusFidoServerResult {
         let operation = ArculusFidoOperation.registerViaBackend
-        try Self.checkBackendInputs(operation, backend: backend, pin: pin, username: username, rpId: rpId)
+        try Self.checkBackendInputs(operation, backend: backend, pin: pin, username: username, rpId: rpId, strictRP: strictRP)
         let name = displayName.isEmpty ? username : displayName
         let begin = try await backend.registerBegin(username: username, displayName: name, rpId: rpId, during: operation)
         let (server, origin) = try Self.phaseOne(begin, operation: operation)
         let check = ServerCheck(operation: operation, source: "the backend's fidoServerResponse")
-        let (challengeBytes, serverRP) = try check.signing(server, rpField: "rp.id", fallback: rpId, origin: origin,
+        let (challengeBytes, serverRP) = try check.signing(server, rpField: "rp.id", fallback: rpId, strict: strictRP, origin: origin,
                                                            originName: "fido2ServerOrigin", allowMismatch: allowRPIDMismatch)
 
         let handle = try server["user"]?["id"]?.stringValue.map { (text: String) throws(ArculusFidoError) in try check.userHandle(text) }
@@ -40,34 +43,27 @@ extension ArculusFido {
 
         let complete = try await backend.registerComplete(username: username, cardResponseData: cardResponseData, during: operation)
         if let refusal = Self.backendRefusal(complete) {
-            var message: ArculusFidoMessage = "the backend refused the registration: \(refusal)"
-            do {
-                try await withCard(operation) { session throws(ArculusFidoError) in
-                    try await session.perform { client, operation throws(ArculusFidoError) in
-                        try CardOperations.delete(client, pin: pin, credentialID: result.credentialID, operation)
-                    }
-                }
-                message = message + "; the new credential was deleted from the card again"
-            } catch {
-                message = message + " (Warning: Credential may still exist on card - rollback failed: \(error))"
-            }
-            throw ArculusFidoError(.unknown, during: operation, message, httpStatus: complete["httpStatus"]?.intValue)
+            let rollback = await rollBack(operation, pin: pin, credentialID: result.credentialID)
+            throw ArculusFidoError(.unknown, during: operation, "the backend refused the registration: \(refusal)" + rollback,
+                                   httpStatus: complete["httpStatus"]?.intValue)
         }
-        return complete
+        return Self.backendResult(complete, rpID: serverRP, credentialID: result.credentialID)
     }
 
     /// The backend-proxied authentication: phase 1 at the backend (challenge, `rpId`,
     /// `allowCredentials`, `fido2ServerOrigin`, `sessionId`, cookies), phase 2 on the card as
     /// ``authenticateCardOnly(pin:username:rpId:optionsResponse:allowRPIDMismatch:)`` would sign,
-    /// phase 3 at the backend. Returns the backend's phase 3 answer.
-    public func authenticateViaBackend(backend: ArculusBackendClient, pin: String, username: String,
-                                       rpId: String, allowRPIDMismatch: Bool = false) async throws(ArculusFidoError) -> JSONValue {
+    /// phase 3 at the backend. The RP ID is the backend's, as for
+    /// ``registerViaBackend(backend:pin:username:displayName:rpId:allowRPIDMismatch:strictRP:)``.
+    public func authenticateViaBackend(backend: ArculusBackendClient, pin: String, username: String, rpId: String?,
+                                       allowRPIDMismatch: Bool = false,
+                                       strictRP: Bool = false) async throws(ArculusFidoError) -> ArculusFidoServerResult {
         let operation = ArculusFidoOperation.authenticateViaBackend
-        try Self.checkBackendInputs(operation, backend: backend, pin: pin, username: username, rpId: rpId)
+        try Self.checkBackendInputs(operation, backend: backend, pin: pin, username: username, rpId: rpId, strictRP: strictRP)
         let begin = try await backend.authenticateBegin(username: username, rpId: rpId, during: operation)
         let (server, origin) = try Self.phaseOne(begin, operation: operation)
         let check = ServerCheck(operation: operation, source: "the backend's fidoServerResponse")
-        let (challengeBytes, serverRP) = try check.signing(server, rpField: "rpId", fallback: rpId, origin: origin,
+        let (challengeBytes, serverRP) = try check.signing(server, rpField: "rpId", fallback: rpId, strict: strictRP, origin: origin,
                                                            originName: "fido2ServerOrigin", allowMismatch: allowRPIDMismatch)
         let allowed = try check.credentials(server["allowCredentials"], field: "allowCredentials")
 
@@ -81,17 +77,27 @@ extension ArculusFido {
             throw ArculusFidoError(.unknown, during: operation, "the backend refused the authentication: \(refusal)",
                                    httpStatus: complete["httpStatus"]?.intValue)
         }
-        return complete
+        return Self.backendResult(complete, rpID: serverRP, credentialID: assertion.credential.id)
+    }
+
+    /// A backend's phase 3 answer as a flow's result: its `httpStatus` member (which the client
+    /// adds) becomes the result's.
+    private static func backendResult(_ complete: JSONValue, rpID: String, credentialID: [UInt8]) -> ArculusFidoServerResult {
+        var answer = complete.objectValue ?? [:]
+        let status = answer.removeValue(forKey: "httpStatus")?.intValue ?? 200
+        return ArculusFidoServerResult(rpId: rpID, credentialId: Base64URL.encode(credentialID), serverResponse: .object(answer),
+                                       httpStatus: status)
     }
 
     /// The caller's values of a backend-proxied flow, checked before the backend is asked.
     private static func checkBackendInputs(_ operation: ArculusFidoOperation, backend: ArculusBackendClient, pin: String,
-                                           username: String, rpId: String) throws(ArculusFidoError) {
+                                           username: String, rpId: String?, strictRP: Bool) throws(ArculusFidoError) {
         let check = InputCheck(operation: operation)
         try check.server(backend.baseUrl, .backend)
+        try check.timeout(backend.timeout, .backendTimeout)
         try check.pin(pin)
         try check.username(username)
-        try check.rpID(rpId)
+        try check.relyingParty(rpId, .rpId, strict: strictRP)
     }
 
     /// The FIDO2 server's options and the origin from a phase 1 answer; a refusal is an error.

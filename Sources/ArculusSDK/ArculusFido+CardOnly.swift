@@ -35,10 +35,8 @@ extension ArculusFido {
     /// The card's part of a registration, for `operation`, over checked values.
     func register(_ operation: ArculusFidoOperation, pin: String, relyingParty: RelyingPartyEntity, user: UserEntity,
                   clientData: ClientDataJSON) async throws(ArculusFidoError) -> AttestationResult {
-        try await withCard(operation) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                try CardOperations.register(client, pin: pin, relyingParty: relyingParty, user: user, clientData: clientData, operation)
-            }
+        try await withCard(operation) { client, operation throws(ArculusFidoError) in
+            try await CardOperations.register(client, pin: pin, relyingParty: relyingParty, user: user, clientData: clientData, operation)
         }
     }
 
@@ -113,11 +111,9 @@ extension ArculusFido {
     /// The card's part of an authentication, for `operation`, over checked values.
     func authenticate(_ operation: ArculusFidoOperation, pin: String, username: String, rpID: String, clientDataHash: [UInt8],
                       allowList: [CredentialDescriptor]) async throws(ArculusFidoError) -> AssertionResult {
-        try await withCard(operation) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                try CardOperations.authenticate(client, pin: pin, rpID: rpID, clientDataHash: clientDataHash,
-                                                allowList: allowList, username: username, operation)
-            }
+        try await withCard(operation) { client, operation throws(ArculusFidoError) in
+            try await CardOperations.authenticate(client, pin: pin, rpID: rpID, clientDataHash: clientDataHash,
+                                                  allowList: allowList, username: username, operation)
         }
     }
 

@@ -6,8 +6,8 @@ extension ArculusFido {
     /// | --- | --- | --- |
     /// | ``setPin(pin:)`` | `PIN set` | the error's text |
     /// | ``changePin(oldPin:newPin:)`` | `PIN changed` | the error's text |
-    /// | ``registerUser(fidoServer:pin:username:displayName:relyingParty:resetDevice:registrationInfo:allowRPIDMismatch:)`` | `Registration successful` | the error's text |
-    /// | ``authenticateUser(fidoServer:pin:username:displayName:relyingParty:allowRPIDMismatch:)`` | `Authentication successful` | the error's text |
+    /// | ``registerUser(fidoServer:pin:username:displayName:relyingParty:resetDevice:registrationInfo:allowRPIDMismatch:strictRP:)`` | `Registration successful` | the error's text |
+    /// | ``authenticateUser(fidoServer:pin:username:displayName:relyingParty:allowRPIDMismatch:strictRP:)`` | `Authentication successful` | the error's text |
     ///
     /// The error's text is its `localizedDescription`: the vendor code and name, the operation
     /// and the cause, e.g. `608 Get PIN Token Failed: setPin: the PIN is wrong
@@ -33,24 +33,25 @@ extension ArculusFido {
     }
 
     /// The client-direct registration; `Registration successful`, or what went wrong. See
-    /// ``ArculusFidoThrowing/registerUser(fidoServer:pin:username:displayName:relyingParty:resetDevice:registrationInfo:allowRPIDMismatch:)``.
+    /// ``ArculusFidoThrowing/registerUser(fidoServer:pin:username:displayName:relyingParty:resetDevice:registrationInfo:allowRPIDMismatch:strictRP:)``.
     public func registerUser(fidoServer: ArculusFidoServer, pin: String, username: String, displayName: String,
-                             relyingParty: String, resetDevice: Bool = false, registrationInfo: String? = nil,
-                             allowRPIDMismatch: Bool = false) async -> String {
+                             relyingParty: String?, resetDevice: Bool = false, registrationInfo: String? = nil,
+                             allowRPIDMismatch: Bool = false, strictRP: Bool = false) async -> String {
         await Self.alertText("Registration successful") { () throws(ArculusFidoError) in
             _ = try await throwing.registerUser(fidoServer: fidoServer, pin: pin, username: username, displayName: displayName,
                                                 relyingParty: relyingParty, resetDevice: resetDevice,
-                                                registrationInfo: registrationInfo, allowRPIDMismatch: allowRPIDMismatch)
+                                                registrationInfo: registrationInfo, allowRPIDMismatch: allowRPIDMismatch,
+                                                strictRP: strictRP)
         }
     }
 
     /// The client-direct authentication; `Authentication successful`, or what went wrong. See
-    /// ``ArculusFidoThrowing/authenticateUser(fidoServer:pin:username:displayName:relyingParty:allowRPIDMismatch:)``.
+    /// ``ArculusFidoThrowing/authenticateUser(fidoServer:pin:username:displayName:relyingParty:allowRPIDMismatch:strictRP:)``.
     public func authenticateUser(fidoServer: ArculusFidoServer, pin: String, username: String, displayName: String,
-                                 relyingParty: String, allowRPIDMismatch: Bool = false) async -> String {
+                                 relyingParty: String?, allowRPIDMismatch: Bool = false, strictRP: Bool = false) async -> String {
         await Self.alertText("Authentication successful") { () throws(ArculusFidoError) in
             _ = try await throwing.authenticateUser(fidoServer: fidoServer, pin: pin, username: username, displayName: displayName,
-                                                    relyingParty: relyingParty, allowRPIDMismatch: allowRPIDMismatch)
+                                                    relyingParty: relyingParty, allowRPIDMismatch: allowRPIDMismatch, strictRP: strictRP)
         }
     }
 }

@@ -1,5 +1,4 @@
 import CTAPClient
-import Dispatch
 
 /// The SDK-shaped operations on an Arculus FIDO2 card, named and parameterised as the vendor's
 /// Arculus FIDO SDK sample apps call them: `setPin`, `changePin`, `registerCardOnly`,
@@ -20,8 +19,9 @@ import Dispatch
 /// card-only operations throw ``ArculusFidoError`` with the vendor SDK's code (600 Tag Lost …
 /// 609), which is a `LocalizedError`.
 ///
-/// Every operation taps the card once (``CardConnector/connect()``), waits for it at most
-/// ``timeouts``, and stops waiting when its task is cancelled (701 Cancelled). Every value
+/// Every operation taps the card once (``CardConnector/connect()``; a refused registration's
+/// rollback taps it again), waits for it at most ``timeouts``, and stops waiting when its task is
+/// cancelled (701 Cancelled). Every value
 /// passed in is checked before the card is tapped (RP IDs, origins and whether they fit,
 /// challenges, credential IDs, user names, PINs; the rules are ``InputCheck``'s): a caller's
 /// mistake is code 700 Invalid Input with ``ArculusFidoError/input`` saying which parameter and
@@ -31,8 +31,6 @@ public final class ArculusFido: Sendable {
     public let card: any CardConnector
     /// How long operations wait for the card.
     public let timeouts: CardTimeouts
-    /// The CTAP client runs here (it is synchronous and not thread-safe).
-    let cardQueue = DispatchQueue(label: "ArculusSDK.card")
 
     /// An SDK over the card `card` connects to, waiting for it as `timeouts` say.
     public init(card: any CardConnector, timeouts: CardTimeouts = CardTimeouts()) {
@@ -44,17 +42,41 @@ public final class ArculusFido: Sendable {
     /// ``ArculusFidoError``: `try await arculusFido.throwing.setPin(pin: "123456")`.
     public var throwing: ArculusFidoThrowing { ArculusFidoThrowing(sdk: self) }
 
-    /// Runs `body` with one tap of the card for `operation`, and closes the session afterwards
-    /// whatever happened.
+    /// Runs `body` with one tap of the card for `operation`: waits for `card` to connect (at
+    /// most `timeouts.tap`), opens the CTAP client (SELECT, getInfo) and runs `body` with it in
+    /// the tap's task (``CardTap``), then closes the connection whatever happened, before this
+    /// returns (a reader connection is released, `SCardDisconnect` leaving the card as it is,
+    /// while the process still runs; otherwise pcscd would clean up its handle, which resets the
+    /// card).
     func withCard<T: Sendable>(_ operation: ArculusFidoOperation,
-                               _ body: (CardSession) async throws(ArculusFidoError) -> T) async throws(ArculusFidoError) -> T {
-        let session = try await CardSession.open(card, queue: cardQueue, operation: operation, timeouts: timeouts)
+                               _ body: @escaping @Sendable (AsyncCTAPClient, ArculusFidoOperation) async throws(ArculusFidoError) -> T)
+        async throws(ArculusFidoError) -> T {
+        try ArculusFidoError.throwIfCancelled(during: operation)
+        let connection: any CardConnection
         do {
-            let value = try await body(session)
-            await session.close()
+            let limit = CardTimeouts.text(timeouts.tap)
+            let card = card
+            connection = try await CardWait.value(within: timeouts.tap, timedOut: { .cardRemoved("none was presented within \(limit)") }) {
+                () throws(CardTransportError) in try await card.connect()
+            }
+        } catch {
+            throw ArculusFidoError(connecting: error, during: operation)
+        }
+        let tap = CardTap(connection: connection, answerLimit: timeouts.answer)
+        do {
+            let value = try await tap.run(during: operation) { () throws(ArculusFidoError) -> T in
+                let client: AsyncCTAPClient
+                do throws(CTAPClientError) {
+                    client = try await AsyncCTAPClient(transport: tap)
+                } catch {
+                    throw ArculusFidoError(error, during: operation)
+                }
+                return try await body(client, operation)
+            }
+            await tap.close()
             return value
         } catch {
-            await session.close()
+            await tap.close()
             throw error
         }
     }
@@ -68,10 +90,8 @@ public final class ArculusFido: Sendable {
         let check = InputCheck(operation: .deleteCredentialByCredentialId)
         try check.pin(pin)
         let id = try check.credentialID(credentialId)
-        try await withCard(.deleteCredentialByCredentialId) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                try CardOperations.delete(client, pin: pin, credentialID: id, operation)
-            }
+        try await withCard(.deleteCredentialByCredentialId) { client, operation throws(ArculusFidoError) in
+            try await CardOperations.delete(client, pin: pin, credentialID: id, operation)
         }
     }
 
@@ -81,10 +101,8 @@ public final class ArculusFido: Sendable {
         let check = InputCheck(operation: .listCredentials)
         try check.pin(pin)
         if let rpId { try check.rpID(rpId) }
-        return try await withCard(.listCredentials) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                try CardOperations.list(client, pin: pin, rpID: rpId, operation).map(CardCredential.init)
-            }
+        return try await withCard(.listCredentials) { client, operation throws(ArculusFidoError) in
+            try await CardOperations.list(client, pin: pin, rpID: rpId, operation).map(CardCredential.init)
         }
     }
 
@@ -93,32 +111,21 @@ public final class ArculusFido: Sendable {
     @discardableResult
     public func resetDevice(pin: String) async throws(ArculusFidoError) -> String {
         try InputCheck(operation: .resetDevice).pin(pin, isNew: true)
-        try await withCard(.resetDevice) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) in
-                try CardOperations.reset(client, newPIN: pin, operation)
-            }
+        try await withCard(.resetDevice) { client, operation throws(ArculusFidoError) in
+            try await CardOperations.reset(client, newPIN: pin, operation)
         }
         return "card reset, PIN set"
     }
 
-    /// What the card reports: getInfo and the PIN retry counter (nil without a PIN).
-    public func cardInfo() async throws(ArculusFidoError) -> (info: AuthenticatorInfo, pinRetries: Int?) {
-        let (info, retries) = try await withCard(.cardInfo) { session throws(ArculusFidoError) in
-            try await session.perform { client, operation throws(ArculusFidoError) -> CardInfoSnapshot in
-                let retries = client.info.isPINSet == true
-                    ? try CardOperations.run(client, operation) { () throws(CTAPClientError) in try client.pinRetries().retries }
-                    : nil
-                return CardInfoSnapshot(info: client.info, pinRetries: retries)
+    /// What the card reports: getInfo and what getPINRetries answers (``CardInfo``).
+    public func cardInfo() async throws(ArculusFidoError) -> CardInfo {
+        try await withCard(.cardInfo) { client, operation throws(ArculusFidoError) -> CardInfo in
+            do throws(CTAPClientError) {
+                return CardInfo(info: client.info, pinRetries: try await client.pinRetries().retries, pinRetriesRefusal: nil)
+            } catch {
+                guard case .ctap(let refusal) = error else { throw ArculusFidoError(error, during: operation) }
+                return CardInfo(info: client.info, pinRetries: nil, pinRetriesRefusal: refusal.status)
             }
-        }.pair
-        return (info, retries)
+        }
     }
-}
-
-/// getInfo and the retry counter, as one Sendable value to carry off the card queue.
-private struct CardInfoSnapshot: Sendable {
-    let info: AuthenticatorInfo
-    let pinRetries: Int?
-
-    var pair: (AuthenticatorInfo, Int?) { (info, pinRetries) }
 }

@@ -6,7 +6,7 @@ extension ArculusFidoError {
     ///
     /// | client error | code |
     /// | --- | --- |
-    /// | the transport lost the card, or no card was presented in time | 600 Tag Lost |
+    /// | the transport lost the card | 600 Tag Lost (no card was there to connect to, or none was presented in time: ``init(connecting:during:)``) |
     /// | the task was cancelled | 701 Cancelled |
     /// | the card did not answer in time | 607 Transmit Failed |
     /// | any other transport failure, an unexpected status word, a garbled answer, endless 9100 | 607 Transmit Failed |
@@ -37,6 +37,17 @@ extension ArculusFidoError {
         case .ctap(let refusal):
             self.init(refusal, during: operation, pinRetries: pinRetries)
         }
+    }
+
+    /// The SDK error for a tap that found no card to connect to: a card that was never there did
+    /// not "leave", so 600 says there is none (``CardTransportError/cardRemoved(_:)`` at connect);
+    /// any other failure is as ``init(_:during:pinRetries:)`` maps it.
+    init(connecting error: CardTransportError, during operation: ArculusFidoOperation) {
+        guard case .cardRemoved(let reason) = error else {
+            self.init(.transport(error), during: operation)
+            return
+        }
+        self.init(.tagLost, during: operation, "no card on the reader (\(reason)); put the card on the reader and try again")
     }
 
     private init(_ refusal: CTAPError, during operation: ArculusFidoOperation, pinRetries: Int?) {

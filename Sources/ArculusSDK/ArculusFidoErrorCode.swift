@@ -1,7 +1,7 @@
 /// The card error codes of the vendor's Arculus FIDO SDK (developer documentation, "Error codes"),
 /// so that an app written against the vendor SDK handles this one's errors the same way, plus
-/// this SDK's own codes for a caller's mistake (700) and a cancelled operation (701), outside the
-/// vendor's range.
+/// this SDK's own codes for a caller's mistake (700), a cancelled operation (701) and a server that
+/// names another relying party in strict RP mode (702), outside the vendor's range.
 public enum ArculusFidoErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// The card left the NFC field (or reader) during the operation.
     case tagLost = 600
@@ -32,6 +32,10 @@ public enum ArculusFidoErrorCode: Int, Sendable, CaseIterable, CustomStringConve
     /// waiting for the card or the server. What the card had already done stays done (a
     /// credential made before the cancel is not deleted).
     case cancelled = 701
+    /// Not a vendor code: in strict RP mode (`strictRP: true`, `--strict-rp`), the FIDO2 server or
+    /// backend named another RP ID than the caller's, and the card was not used. Without strict
+    /// mode the SDK signs for the RP the server names, as the vendor's sample apps do.
+    case relyingPartyMismatch = 702
 
     /// The vendor's name for the code, e.g. "Tag Lost".
     public var title: String {
@@ -48,6 +52,7 @@ public enum ArculusFidoErrorCode: Int, Sendable, CaseIterable, CustomStringConve
         case .pinVerificationFailed: "PIN Verification Failed"
         case .invalidInput: "Invalid Input"
         case .cancelled: "Cancelled"
+        case .relyingPartyMismatch: "Relying Party Mismatch"
         }
     }
 

@@ -32,6 +32,8 @@ public struct ArculusFidoInputError: Error, Equatable, Sendable, CustomStringCon
         case invalidOptions
         /// A FIDO2 server or backend address that is not an http(s) URL.
         case invalidServer
+        /// A timeout that is not a number of seconds above 0 and at most an hour.
+        case invalidTimeout
     }
 
     public let kind: Kind

@@ -18,11 +18,17 @@ public enum ArculusFidoOperation: String, CaseIterable, Sendable {
         case .listCredentials: "listCredentials(pin:rpId:)"
         case .resetDevice: "resetDevice(pin:)"
         case .cardInfo: "cardInfo()"
-        case .registerUser: "registerUser(fidoServer:pin:username:displayName:relyingParty:resetDevice:registrationInfo:allowRPIDMismatch:)"
-        case .authenticateUser: "authenticateUser(fidoServer:pin:username:displayName:relyingParty:allowRPIDMismatch:)"
-        case .registerViaBackend: "registerViaBackend(backend:pin:username:displayName:rpId:allowRPIDMismatch:)"
-        case .authenticateViaBackend: "authenticateViaBackend(backend:pin:username:rpId:allowRPIDMismatch:)"
+        case .registerUser: "registerUser(fidoServer:pin:username:displayName:relyingParty:resetDevice:registrationInfo:allowRPIDMismatch:strictRP:)"
+        case .authenticateUser: "authenticateUser(fidoServer:pin:username:displayName:relyingParty:allowRPIDMismatch:strictRP:)"
+        case .registerViaBackend: "registerViaBackend(backend:pin:username:displayName:rpId:allowRPIDMismatch:strictRP:)"
+        case .authenticateViaBackend: "authenticateViaBackend(backend:pin:username:rpId:allowRPIDMismatch:strictRP:)"
         }
+    }
+
+    /// The parameter that gives the caller's RP ID: `relyingParty` of the client-direct flows,
+    /// `rpId` of the others.
+    var relyingPartyParameter: ArculusFidoParameter {
+        self == .registerUser || self == .authenticateUser ? .relyingParty : .rpId
     }
 }
 
@@ -30,7 +36,9 @@ public enum ArculusFidoOperation: String, CaseIterable, Sendable {
 /// (`optionsResponse.challenge` for a property of the options an operation takes).
 public enum ArculusFidoParameter: String, CaseIterable, Sendable {
     case pin, oldPin, newPin, username, displayName, rpId, relyingParty, challenge, origin
-    case allowCredentials, credentialId, allowRPIDMismatch, fidoServer, backend, optionsResponse, userId
+    case allowCredentials, credentialId, allowRPIDMismatch, strictRP, fidoServer, backend, optionsResponse, userId
+    case fidoServerTimeout = "fidoServer.timeout"
+    case backendTimeout = "backend.timeout"
     case optionsRpId = "optionsResponse.rpId"
     case optionsChallenge = "optionsResponse.challenge"
     case optionsOrigin = "optionsResponse.origin"

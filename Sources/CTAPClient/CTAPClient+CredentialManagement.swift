@@ -69,6 +69,15 @@ extension CTAPClient {
     private func credentialManagement(_ subcommand: CredentialManagementSubcommand,
                                       _ subcommandMembers: KeyValuePairs<CredentialManagementParameterKey, CBORValue?> = [:],
                                       token: PINUVAuthToken?) throws(CTAPClientError) -> CBORMap {
+        let (command, parameters) = try Self.credentialManagement(info, subcommand, subcommandMembers, token: token)
+        return try send(command, parameters, subcommand: "\(subcommand)")
+    }
+
+    /// The command (credMgmt, or its preview on a FIDO_2_1_PRE card) and parameters of one
+    /// credential management subcommand.
+    static func credentialManagement(_ info: AuthenticatorInfo, _ subcommand: CredentialManagementSubcommand,
+                                     _ subcommandMembers: KeyValuePairs<CredentialManagementParameterKey, CBORValue?>,
+                                     token: PINUVAuthToken?) throws(CTAPClientError) -> (CTAPCommand, CBORMap) {
         guard let command = info.credentialManagementCommand else {
             throw .unsupported("the card has no credential management (getInfo option credMgmt is absent)")
         }
@@ -83,10 +92,10 @@ extension CTAPClient {
             parameters[CredentialManagementKey.pinUvAuthProtocol] = .int(token.pinProtocol.version)
             parameters[CredentialManagementKey.pinUvAuthParam] = .bytes(token.authenticate(message))
         }
-        return try send(command, parameters, subcommand: "\(subcommand)")
+        return (command, parameters)
     }
 
-    private static func relyingParty(_ map: CBORMap) throws(CTAPClientError) -> RelyingPartyEntity {
+    static func relyingParty(_ map: CBORMap) throws(CTAPClientError) -> RelyingPartyEntity {
         guard let rp = map[CredentialManagementResponseKey.rp] else { throw .malformedResponse("enumerateRPs without rp") }
         return try RelyingPartyEntity(cbor: rp)
     }

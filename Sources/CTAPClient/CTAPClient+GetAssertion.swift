@@ -5,15 +5,7 @@ extension CTAPClient {
     /// authenticatorGetAssertion (CTAP 2.1 §6.2): the first assertion. Its
     /// ``AssertionResult/numberOfCredentials`` says how many more ``getNextAssertion()`` gives.
     public func getAssertion(_ request: GetAssertionRequest, token: PINUVAuthToken?) throws(CTAPClientError) -> AssertionResult {
-        let parameters = CBORMap([
-            GetAssertionKey.rpId: .text(request.rpID),
-            .clientDataHash: .bytes(request.clientDataHash),
-            .allowList: request.allowList.isEmpty ? nil : .array(request.allowList.map(\.cbor)),
-            .options: request.userPresence ? nil : .map(["up": false]),
-            .pinUvAuthParam: token.map { .bytes($0.authenticate(request.clientDataHash)) },
-            .pinUvAuthProtocol: token.map { .int($0.pinProtocol.version) },
-        ])
-        return try AssertionResult(try send(.getAssertion, parameters), allowList: request.allowList)
+        return try AssertionResult(try send(.getAssertion, request.parameters(token: token)), allowList: request.allowList)
     }
 
     /// authenticatorGetNextAssertion (CTAP 2.1 §6.3): the next of the credentials the last

@@ -44,10 +44,7 @@ public final class CTAPClient {
     }
 
     private static func readInfo(_ channel: NFCCTAPChannel) throws(CTAPClientError) -> AuthenticatorInfo {
-        let response = try channel.sendCTAPMessage([CTAPCommand.getInfo.rawValue])
-        let status = CTAPStatus(rawValue: response[0])
-        guard status == .ok else { throw .ctap(CTAPError(status: status, command: .getInfo)) }
-        return try AuthenticatorInfo(try decodeBody(response, command: .getInfo))
+        try info(from: try channel.sendCTAPMessage([CTAPCommand.getInfo.rawValue]))
     }
 
     /// Makes the client use this PIN/UV auth protocol version instead of the one getInfo
@@ -57,13 +54,7 @@ public final class CTAPClient {
     /// The PIN/UV auth protocol this client uses with the card: 2 if the card lists it, else 1
     /// (or ``forcedPINProtocolVersion``).
     public var pinProtocol: any PlatformPINUVAuthProtocol {
-        get throws(CTAPClientError) {
-            guard let version = forcedPINProtocolVersion ?? info.preferredPINUVAuthProtocol,
-                  let chosen = platformPINUVAuthProtocol(version: version) else {
-                throw .unsupported("the card lists no PIN/UV auth protocol this client implements (it lists \(info.pinUVAuthProtocols))")
-            }
-            return chosen
-        }
+        get throws(CTAPClientError) { try Self.pinProtocol(info, forced: forcedPINProtocolVersion) }
     }
 
     /// Sends one CTAP command and returns the decoded response map (empty for a bare `CTAP2_OK`).
@@ -72,16 +63,10 @@ public final class CTAPClient {
     /// - Throws: ``CTAPClientError/ctap(_:)`` for any status other than `CTAP2_OK`.
     public func send(_ command: CTAPCommand, _ parameters: CBORMap? = nil,
                      subcommand: String? = nil) throws(CTAPClientError) -> CBORMap {
-        var message = [command.rawValue]
-        if let parameters { message += CBOREncoder.encode(.map(parameters)) }
-        let response = try channel.sendCTAPMessage(message)
-        let status = CTAPStatus(rawValue: response[0])
-        guard status == .ok else { throw .ctap(CTAPError(status: status, command: command, subcommand: subcommand)) }
-        guard response.count > 1 else { return CBORMap() }
-        return try Self.decodeBody(response, command: command)
+        try Self.responseMap(try channel.sendCTAPMessage(Self.message(command, parameters)), command: command, subcommand: subcommand)
     }
 
-    private static func decodeBody(_ response: [UInt8], command: CTAPCommand) throws(CTAPClientError) -> CBORMap {
+    static func decodeBody(_ response: [UInt8], command: CTAPCommand) throws(CTAPClientError) -> CBORMap {
         let body: CBORValue
         do {
             body = try CBORDecoder.decode(response[1...])

@@ -14,7 +14,8 @@ import POSIXSupport
 /// - `9100` means "still processing": the first data byte is the keepalive status; the client
 ///   polls with NFCCTAP_GETRESPONSE `80 11 00 00 00` until the answer is ready.
 ///
-/// Short APDUs only, so the exchange works on every reader (and on every PC/SC driver).
+/// Short APDUs only, so the exchange works on every reader (and on every PC/SC driver). The
+/// framing is `FIDOWire`'s ``NFCHostFraming``, the one every host in the package uses.
 public struct NFCCTAPChannel {
     /// Where the APDUs go.
     public let transport: any CardTransport
@@ -44,68 +45,32 @@ public struct NFCCTAPChannel {
     /// (status byte + CBOR), after command chaining, response chaining and polling.
     public func sendCTAPMessage(_ message: [UInt8]) throws(CTAPClientError) -> [UInt8] {
         guard !message.isEmpty else { throw .invalidArgument("an empty CTAP message") }
-        let apdus = NFCFraming.apdus(message, pieceSize: maximumPieceSize)
-        for piece in apdus.dropLast() {
-            let (_, word) = try exchange(piece)
-            guard word == 0x9000 else {
-                throw .unexpectedStatusWord(word, during: "a chained NFCCTAP_MSG piece")
-            }
-        }
-        var (data, word) = try exchange(apdus[apdus.count - 1])
-        if word == 0x9100 {
-            (data, word) = try poll(firstStatus: data.first)
-        }
-        guard word == 0x9000 else { throw .unexpectedStatusWord(word, during: "NFCCTAP_MSG") }
-        guard !data.isEmpty else { throw .malformedResponse("a CTAP response without a status byte") }
-        return data
-    }
-
-    /// NFCCTAP_GETRESPONSE until the card stops answering `9100`.
-    private func poll(firstStatus: UInt8?) throws(CTAPClientError) -> ([UInt8], UInt16) {
-        if let firstStatus { keepalive?(firstStatus) }
-        let clock = ContinuousClock()
-        let start = clock.now
-        var pause = 0.005
-        while true {
-            let waited = start.duration(to: clock.now)
-            let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
-            guard seconds <= maximumPollingSeconds else { throw .stillProcessing(afterSeconds: maximumPollingSeconds) }
-            Self.sleep(seconds: pause)
-            pause = min(pause * 2, 0.1)
-            let (data, word) = try exchange([0x80, 0x11, 0x00, 0x00, 0x00])
-            guard word == 0x9100 else { return (data, word) }
-            if let status = data.first { keepalive?(status) }
-        }
+        let answer = try framing.run(framing.message(message), transmit: transmit, sleep: { POSIX.sleep(for: $0) },
+                                     keepalive: { status in
+                                         keepalive?(status)
+                                         return .keepPolling
+                                     })
+        return try answer.ctapResponse(pollingLimit: framing.pollingLimit)
     }
 
     /// One command APDU, following `61xx` with GET RESPONSE; returns all data and the last word.
     public func exchange(_ apdu: [UInt8]) throws(CTAPClientError) -> (data: [UInt8], statusWord: UInt16) {
-        var data: [UInt8] = []
-        var command = apdu
-        var getResponses = 0
-        while true {
-            let response: [UInt8]
-            do {
-                response = try transport.transmit(command)
-            } catch {
-                throw .transport(error)
-            }
-            guard response.count >= 2 else {
-                throw .malformedResponse("an APDU answer of \(response.count) byte(s) (\(Hex.string(response))); it must end with SW1 SW2")
-            }
-            data += response.dropLast(2)
-            let sw1 = response[response.count - 2]
-            let sw2 = response[response.count - 1]
-            guard sw1 == 0x61 else { return (data, UInt16(sw1) << 8 | UInt16(sw2)) }
-            getResponses += 1
-            guard getResponses <= maximumGetResponses else {
-                throw .malformedResponse("the card still answered 61xx after \(maximumGetResponses) GET RESPONSEs")
-            }
-            command = [0x00, 0xC0, 0x00, 0x00, sw2]
-        }
+        let answer = try framing.run(framing.exchange(apdu), transmit: transmit)
+        return (answer.data, try answer.statusWord(pollingLimit: framing.pollingLimit))
     }
 
-    private static func sleep(seconds: Double) {
-        POSIX.sleep(for: .seconds(seconds))
+    /// The one host-side framing (`FIDOWire`'s), with this channel's limits.
+    private var framing: NFCHostFraming {
+        let milliseconds = (maximumPollingSeconds * 1000).rounded()
+        return .channel(pieceSize: maximumPieceSize, maximumGetResponses: maximumGetResponses,
+                        pollingLimit: .milliseconds(Int64(exactly: milliseconds) ?? (milliseconds > 0 ? Int64.max : 0)))
+    }
+
+    private func transmit(_ apdu: [UInt8]) throws(CTAPClientError) -> [UInt8] {
+        do {
+            return try transport.transmit(apdu)
+        } catch {
+            throw .transport(error)
+        }
     }
 }

@@ -31,47 +31,45 @@ public struct ParsedAuthenticatorData: Equatable, Sendable {
     /// User verified (here: by PIN).
     public var userVerified: Bool { AuthenticatorDataFlags(rawValue: flags).contains(.userVerified) }
 
-    /// Parses authenticator data; every length is checked and nothing may follow.
+    /// Parses authenticator data; every length is checked and nothing may follow. The reading is
+    /// `COSE`'s ``AuthenticatorDataFields`` (the one the probe and the transcripts use); the
+    /// credential public key must be an EC2 P-256 COSE_Key.
     public init(_ bytes: [UInt8]) throws(CTAPClientError) {
-        guard bytes.count >= 37 else {
-            throw .malformedResponse("authenticator data of \(bytes.count) bytes (at least 37)")
+        let fields: AuthenticatorDataFields
+        do throws(AuthenticatorDataFields.ParseError) {
+            fields = try AuthenticatorDataFields(parsing: bytes)
+        } catch {
+            throw try Self.reason(error)
         }
         self.bytes = bytes
-        rpIDHash = Array(bytes[0..<32])
-        flags = bytes[32]
-        signCount = bytes[33..<37].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        var rest = bytes[37...]
-        if AuthenticatorDataFlags(rawValue: flags).contains(.attestedCredentialData) {
-            guard rest.count >= 18 else { throw .malformedResponse("attested credential data cut short") }
-            let aaguid = Array(rest.prefix(16))
-            let length = Int(rest[rest.startIndex + 16]) << 8 | Int(rest[rest.startIndex + 17])
-            rest = rest.dropFirst(18)
-            guard rest.count >= length else { throw .malformedResponse("a credential ID longer than the data") }
-            let credentialID = Array(rest.prefix(length))
-            rest = rest.dropFirst(length)
-            let key: CBORValue
-            do {
-                let decoded = try CBORDecoder.decodePrefix(rest)
-                key = decoded.value
-                rest = decoded.rest
-            } catch {
-                throw .malformedResponse("the credential public key is not CBOR: \(error)")
-            }
-            attestedCredential = AttestedCredentialData(aaguid: aaguid, credentialID: credentialID,
-                                                        publicKey: try COSEPublicKey(fromCard: key))
-        } else {
-            attestedCredential = nil
+        rpIDHash = fields.rpIDHash
+        flags = fields.flags
+        signCount = fields.signCount
+        attestedCredential = try fields.attestedCredential.map { credential throws(CTAPClientError) in
+            AttestedCredentialData(aaguid: credential.aaguid, credentialID: credential.credentialID,
+                                   publicKey: try COSEPublicKey(fromCard: credential.publicKey))
         }
-        if AuthenticatorDataFlags(rawValue: flags).contains(.extensionData) {
-            do {
-                extensions = try CBORDecoder.decode(rest)
-            } catch {
-                throw .malformedResponse("the extension outputs are not one CBOR map: \(error)")
-            }
-            rest = []
-        } else {
-            extensions = nil
+        extensions = fields.extensions
+    }
+
+    /// The error for `error`, in the order the parts come: a credential key that is not a P-256
+    /// COSE_Key is named before what follows it.
+    private static func reason(_ error: AuthenticatorDataFields.ParseError) throws(CTAPClientError) -> CTAPClientError {
+        switch error {
+        case .tooShort(let count):
+            return .malformedResponse("authenticator data of \(count) bytes (at least 37)")
+        case .attestedCredentialCutShort:
+            return .malformedResponse("attested credential data cut short")
+        case .credentialIDBeyondData:
+            return .malformedResponse("a credential ID longer than the data")
+        case .publicKeyNotCBOR(let cause, _):
+            return .malformedResponse("the credential public key is not CBOR: \(cause)")
+        case .extensionsNotCBOR(let cause, let before):
+            if let key = before.attestedCredential?.publicKey { _ = try COSEPublicKey(fromCard: key) }
+            return .malformedResponse("the extension outputs are not one CBOR map: \(cause)")
+        case .trailingBytes(let count, let before):
+            if let key = before.attestedCredential?.publicKey { _ = try COSEPublicKey(fromCard: key) }
+            return .malformedResponse("\(count) byte(s) after the authenticator data")
         }
-        guard rest.isEmpty else { throw .malformedResponse("\(rest.count) byte(s) after the authenticator data") }
     }
 }

@@ -9,7 +9,11 @@ import JSONSupport
 /// PIN set or changed, no credential made, no wrong PIN, no configuration, no large-blob write;
 /// every makeCredential carries a pinUvAuthParam no token made (zeros, or empty for the PIN probe),
 /// so that no card can make one. With it
-/// (a test card) the writing part runs and the card ends reset (see the README).
+/// (a test card) the writing part runs and the card ends reset (see the README). The writing
+/// part begins with authenticatorReset and stops there, before any PIN entry, when the card
+/// refuses it or still has a PIN after it (``ProbeError/writesStopped(entry:of:reason:)``): what
+/// follows would spend the retries of a PIN the probe does not know. Its PINs are drawn at random
+/// for each run (``pins``).
 ///
 /// ```swift
 /// let fingerprint = try CardProber().run(on: transport, atr: card.atr, source: "PC/SC reader \(reader)")
@@ -27,6 +31,9 @@ public struct CardProber {
     public var timingRepetitions = 5
     /// Called before each entry with its position, the count and its description (progress).
     public var onEntry: ((Int, Int, String) -> Void)?
+    /// The writing part's PINs; nil (the default) draws new ones for every run. The fingerprint
+    /// is the same whichever they are.
+    public var pins: ProbePINs?
 
     public init(includeWrites: Bool = false, measuresTiming: Bool = true) {
         self.includeWrites = includeWrites
@@ -60,7 +67,7 @@ public struct CardProber {
     /// ``run(on:atr:source:)`` and what it cost.
     public func runCounting(on transport: any CardTransport, atr: [UInt8],
                             source: String) throws(ProbeError) -> (fingerprint: Fingerprint, cost: Cost) {
-        let session = ProbeSession(link: ProbeLink(transport: transport))
+        let session = ProbeSession(link: ProbeLink(transport: transport), pins: pins ?? .random())
         let battery = entries
         try checkFIDO(session, total: battery.count)
         var probes: [String: ProbeResult] = [:]
@@ -122,7 +129,8 @@ public struct CardProber {
     }
 
     private static func error(_ interruption: ProbeInterruption, _ summary: String, _ index: Int, _ total: Int) -> ProbeError {
-        interruption.removed ? .cardRemoved(during: summary, entry: index, of: total, reason: interruption.reason)
+        if interruption.writesStopped { return .writesStopped(entry: index, of: total, reason: interruption.reason) }
+        return interruption.removed ? .cardRemoved(during: summary, entry: index, of: total, reason: interruption.reason)
             : .transport(during: summary, entry: index, of: total, reason: interruption.reason)
     }
 }

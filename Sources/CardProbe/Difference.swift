@@ -29,9 +29,13 @@ public struct Difference: Equatable, Sendable {
     public var right: String
 
     /// The difference as a sentence: `getAssertion without clientDataHash: your card answers
-    /// CTAP2_ERR_MISSING_PARAMETER, the emulator CTAP2_ERR_INVALID_CBOR`.
+    /// CTAP2_ERR_MISSING_PARAMETER, the emulator CTAP2_ERR_INVALID_CBOR`. What came from the
+    /// fingerprints (every part but the labels) is escaped (``DisplayText``): one line, whatever
+    /// a card or a file put in it.
     public func sentence(_ labels: (String, String)) -> String {
-        switch kind {
+        let (subject, field, left, right) = (DisplayText.escaped(subject), DisplayText.escaped(field),
+                                             DisplayText.escaped(left), DisplayText.escaped(right))
+        return switch kind {
         case .status: "\(subject): \(labels.0) answers \(left), \(labels.1) \(right)"
         case .field: "\(subject), \(field): \(labels.0) \(left), \(labels.1) \(right)"
         case .missing: "\(subject): only \(left.isEmpty ? labels.1 : labels.0) ran this entry"

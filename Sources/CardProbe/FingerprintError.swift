@@ -1,3 +1,5 @@
+import FIDOWire
+
 /// A fingerprint file that cannot be read, with what is wrong and where.
 public enum FingerprintError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file could not be read at all.
@@ -24,7 +26,7 @@ public enum FingerprintError: Error, Equatable, Sendable, CustomStringConvertibl
         case .unsupportedFormat(let file, let version):
             "\(file) is a fingerprint of format \(version); this build reads format \(Fingerprint.formatVersion)"
         case .malformed(let file, let path, let reason):
-            "\(file) is not a whole fingerprint: \(path) \(reason)"
+            "\(file) is not a whole fingerprint: \(DisplayText.escaped(path)) \(DisplayText.escaped(reason))"
         case .otherBattery(let file, let version):
             "\(file) comes from battery version \(version); this build runs battery version \(CardProber.batteryVersion): "
                 + "probe the card again with this build"

@@ -56,7 +56,6 @@ extension ProbeBattery {
     static var iso: [ProbeEntry] {
         let msg = ISOValues.message
         let getResponse = FIDOInstruction.getResponse.rawValue
-        let poll = FIDOInstruction.nfcctapGetResponse.rawValue
         return [
             raw("iso.unknown-instruction", "an instruction no FIDO card has (00 99, case 1)", ISOValues.unknownInstruction,
                 kind: TimingKind.apduError),
@@ -91,8 +90,8 @@ extension ProbeBattery {
             raw("iso.get-response-p1-01", "GET RESPONSE with P1 01", [0x00, getResponse, 0x01, 0x00, 0x00]),
             raw("iso.poll-p2-01", "NFCCTAP_GETRESPONSE with P2 01", [0x80, FIDOInstruction.nfcctapGetResponse.rawValue, 0x00, 0x01, 0x00]),
             raw("iso.lc-zero-extended-mismatch", "an extended-length Lc of 2 with 1 byte of data", [0x80, msg, 0x80, 0x00, 0x00, 0x00, 0x02, ISOValues.getInfo]),
-            raw("iso.poll-idle", "NFCCTAP_GETRESPONSE with nothing pending", [0x80, poll, 0x00, 0x00, 0x00]),
-            raw("iso.cancel-idle", "NFCCTAP_GETRESPONSE cancel (P1 11) with nothing pending", [0x80, poll, 0x11, 0x00, 0x00]),
+            raw("iso.poll-idle", "NFCCTAP_GETRESPONSE with nothing pending", NFCHostFraming.pollAPDU),
+            raw("iso.cancel-idle", "NFCCTAP_GETRESPONSE cancel (P1 11) with nothing pending", NFCHostFraming.cancelAPDU),
         ]
     }
 
@@ -100,7 +99,7 @@ extension ProbeBattery {
     /// another command, a message larger than maxMsgSize.
     static var chaining: [ProbeEntry] {
         let request = CTAPMessage.bytes(.getAssertion, ProbeValues.getAssertion())
-        let pieces = NFCFraming.apdus(request, pieceSize: 16)
+        let pieces = NFCHostFraming.messageAPDUs(request, pieceSize: 16)
         let longList = CBORValue.array((0..<40).map { _ in ProbeValues.descriptor(ProbeValues.unknownCredentialID) })
         let tooLarge = CTAPMessage.bytes(.getAssertion, ProbeValues.getAssertion(replacing: [.allowList: longList]))
         return [

@@ -4,14 +4,21 @@ import JSONSupport
 
 /// What the writing part carries from one entry to the next.
 struct CarriedState {
+    /// The PINs of this run (``ProbePINs``).
+    let pins: ProbePINs
     /// The card's PIN as the battery set it last.
-    var pin = ProbeValues.pin
+    var pin: String
     /// The non-discoverable credential it made.
     var nonDiscoverable: [UInt8]?
     /// The discoverable credential it made.
     var discoverable: [UInt8]?
     /// The U2F key handle it registered.
     var u2fKeyHandle: [UInt8]?
+
+    init(pins: ProbePINs) {
+        self.pins = pins
+        pin = pins.pin
+    }
 }
 
 extension ProbeBattery {

@@ -6,14 +6,30 @@ extension ProbeBattery {
     /// Reset, then the PIN: set, tokens per protocol, change, the policy.
     static var writesPIN: [ProbeEntry] {
         [
+            // The stop rule: nothing below enters a PIN unless the reset left the card blank, so
+            // that a card which refuses the reset (as a real one does more than 10 s after
+            // power-up) keeps its PIN, its retries and its credentials.
             write("reset", "authenticatorReset just after a tap", start: .fresh) { session throws(ProbeInterruption) in
-                try session.ctap(.reset, nil)
+                let record = try session.ctap(.reset, nil)
+                guard record.answer["ctap"] == "CTAP2_OK" else {
+                    let answer = Difference.status(record.answer) ?? Difference.words(record.answer)
+                    throw ProbeInterruption(writesStopped: "authenticatorReset answered \(answer) (a card allows it only "
+                                            + "just after power-up: take the card off the reader, put it back and probe again at once)")
+                }
+                return record
             },
             write("getInfo.after-reset-unselected", "getInfo right after the reset, with no tap or SELECT between",
                   start: .continuing) { session throws(ProbeInterruption) in
                 session.getInfoAgain(try session.ctap(.getInfo, nil))
             },
-            write("getInfo.after-reset", "getInfo after the reset") { session throws(ProbeInterruption) in session.getInfoAgain(try session.ctap(.getInfo, nil)) },
+            write("getInfo.after-reset", "getInfo after the reset") { session throws(ProbeInterruption) in
+                let record = try session.ctap(.getInfo, nil)
+                if record.answer["body"]?["options"]?["clientPin"]?.boolValue == true {
+                    throw ProbeInterruption(writesStopped: "authenticatorReset answered CTAP2_OK, yet getInfo after it says "
+                                            + "a PIN is set (option clientPin true)")
+                }
+                return session.getInfoAgain(record)
+            },
             write("getPINRetries.no-pin", "getPINRetries with no PIN set") { session throws(ProbeInterruption) in
                 try session.ctap(.clientPIN, ProbeValues.clientPIN(.getPINRetries, protocol: 1))
             },
@@ -26,8 +42,8 @@ extension ProbeBattery {
             write("getPinToken.without-pin", "getPinToken without pinHashEnc, no PIN set") { session throws(ProbeInterruption) in
                 try session.ctap(.clientPIN, ProbeValues.clientPIN(.getPinToken, protocol: 1, [.keyAgreement: ProbeValues.fixedPlatformKey]))
             },
-            write("setPIN", "setPIN (protocol 1)") { session throws(ProbeInterruption) in try session.setPIN(ProbeValues.pin) },
-            write("setPIN.again", "setPIN while a PIN is set") { session throws(ProbeInterruption) in try session.setPIN(ProbeValues.pin) },
+            write("setPIN", "setPIN (protocol 1)") { session throws(ProbeInterruption) in try session.setPIN(session.carried.pins.pin) },
+            write("setPIN.again", "setPIN while a PIN is set") { session throws(ProbeInterruption) in try session.setPIN(session.carried.pins.pin) },
             write("getPINRetries.after-setPIN", "getPINRetries after setPIN") { session throws(ProbeInterruption) in
                 try session.ctap(.clientPIN, ProbeValues.clientPIN(.getPINRetries, protocol: 1))
             },
@@ -50,8 +66,8 @@ extension ProbeBattery {
                 try session.setPIN("123", current: session.carried.pin)
             },
             write("changePIN", "changePIN (protocol 1)") { session throws(ProbeInterruption) in
-                let record = try session.setPIN(ProbeValues.changedPIN, current: session.carried.pin)
-                if record.answer["ctap"] == "CTAP2_OK" { session.carried.pin = ProbeValues.changedPIN }
+                let record = try session.setPIN(session.carried.pins.changedPIN, current: session.carried.pin)
+                if record.answer["ctap"] == "CTAP2_OK" { session.carried.pin = session.carried.pins.changedPIN }
                 return record
             },
             write("getPinToken.after-changePIN", "getPinToken with the changed PIN") { session throws(ProbeInterruption) in
@@ -77,10 +93,10 @@ extension ProbeBattery {
             return ProbeRecord(request: ["getPinToken": .array(pins.map { $0 == nil ? "power cycle" : $0 == session.carried.pin ? "right PIN" : "wrong PIN" })],
                                answer: .array(answers))
         }
-        let wrong = ProbeValues.wrongPIN
         return [
             write("pin.three-wrong", "three wrong PINs in a row", start: .fresh) { session throws(ProbeInterruption) in
-                try attempts(session, [wrong, wrong, wrong])
+                let wrong = session.carried.pins.wrongPIN
+                return try attempts(session, [wrong, wrong, wrong])
             },
             write("pin.retries-after-three-wrong", "getPINRetries after three wrong PINs", start: .continuing) { session throws(ProbeInterruption) in
                 try session.ctap(.clientPIN, ProbeValues.clientPIN(.getPINRetries, protocol: 1))
@@ -96,7 +112,8 @@ extension ProbeBattery {
             },
             write("pin.lockout", "wrong PINs until the card blocks the PIN (a tap after every third)", start: .fresh) {
                 session throws(ProbeInterruption) in
-                try attempts(session, [wrong, wrong, wrong, nil, wrong, wrong, wrong, nil, wrong, wrong, nil, wrong])
+                let wrong = session.carried.pins.wrongPIN
+                return try attempts(session, [wrong, wrong, wrong, nil, wrong, wrong, wrong, nil, wrong, wrong, nil, wrong])
             },
             write("pin.right-when-blocked", "the right PIN once the PIN is blocked") { session throws(ProbeInterruption) in
                 try attempts(session, [session.carried.pin])

@@ -11,6 +11,9 @@ public enum ProbeError: Error, Equatable, Sendable, CustomStringConvertible {
     case cardRemoved(during: String, entry: Int, of: Int, reason: String)
     /// The reader or the resource manager failed during a probe entry.
     case transport(during: String, entry: Int, of: Int, reason: String)
+    /// The writing part stopped before any PIN entry: the card refused authenticatorReset, or
+    /// still had a PIN after it, so the probe's PIN entries could only spend the user's retries.
+    case writesStopped(entry: Int, of: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -21,6 +24,9 @@ public enum ProbeError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the card left the reader \(Self.when(entry, total, probe)): \(reason); no fingerprint written"
         case .transport(let probe, let entry, let total, let reason):
             return "the reader failed \(Self.when(entry, total, probe)): \(reason); no fingerprint written"
+        case .writesStopped(let entry, let total, let reason):
+            return "the writing part stopped at entry \(entry) of \(total), before any PIN entry: \(reason); "
+                + "the card is unchanged apart from the reset; no fingerprint written"
         }
     }
 
@@ -30,10 +36,13 @@ public enum ProbeError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A transport failure inside one entry, before the runner names the entry.
+/// A transport failure inside one entry, or the writing part's stop rule, before the runner
+/// names the entry.
 struct ProbeInterruption: Error {
     let removed: Bool
     let reason: String
+    /// The stop rule (``ProbeError/writesStopped(entry:of:reason:)``), not a transport failure.
+    var writesStopped = false
 
     init(_ error: CardTransportError) {
         switch error {
@@ -46,5 +55,12 @@ struct ProbeInterruption: Error {
     init(removed: Bool, reason: String) {
         self.removed = removed
         self.reason = reason
+    }
+
+    /// The writing part stops here: the card could lose its PIN retries to what follows.
+    init(writesStopped reason: String) {
+        removed = false
+        self.reason = reason
+        writesStopped = true
     }
 }

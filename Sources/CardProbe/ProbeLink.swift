@@ -17,9 +17,9 @@ struct MessageAnswer: Equatable {
 }
 
 /// The probe's end of the wire: APDUs to any ``CardTransport``, as a PC/SC application sends
-/// them, with the host-side framing of the FIDO NFC binding (CTAP 2.1 §11.3) written here once:
-/// command chaining, `61xx` + GET RESPONSE, `9100` + NFCCTAP_GETRESPONSE. It counts what it sends
-/// and times what it is told to.
+/// them, with the host-side framing of the FIDO NFC binding (CTAP 2.1 §11.3) that every host in
+/// the package shares (`FIDOWire`'s ``NFCHostFraming``): command chaining, `61xx` + GET
+/// RESPONSE, `9100` + NFCCTAP_GETRESPONSE. It counts what it sends and times what it is told to.
 final class ProbeLink {
     let transport: any CardTransport
     /// Every APDU sent so far (pieces, GET RESPONSEs and polls included).
@@ -36,6 +36,32 @@ final class ProbeLink {
 
     /// One APDU as it is.
     func transmit(_ apdu: [UInt8]) throws(ProbeInterruption) -> APDUAnswer {
+        let response = try send(apdu)
+        guard response.count >= 2 else { return APDUAnswer(data: response, statusWord: nil) }
+        let sw = UInt16(response[response.count - 2]) << 8 | UInt16(response[response.count - 1])
+        return APDUAnswer(data: Array(response.dropLast(2)), statusWord: sw)
+    }
+
+    /// One APDU, with `61xx` followed by GET RESPONSE (class `getResponseClass`).
+    func following(_ apdu: [UInt8], getResponseClass: UInt8 = 0x00) throws(ProbeInterruption) -> APDUAnswer {
+        var framing = Self.framing
+        framing.getResponseClass = getResponseClass
+        let answer = try framing.run(framing.exchange(apdu), transmit: send)
+        return APDUAnswer(data: answer.data, statusWord: answer.statusWord)
+    }
+
+    /// A CTAP message (command byte + CBOR) in NFCCTAP_MSG: chained in pieces of `pieceSize`
+    /// bytes (CLA `90` but for the last), P1 `p1`; `61xx` and `9100` followed.
+    func message(_ message: [UInt8], p1: UInt8 = NFCBinding.messageSupportsGetResponse,
+                 pieceSize: Int = 255) throws(ProbeInterruption) -> MessageAnswer {
+        var framing = Self.framing
+        framing.pieceSize = pieceSize
+        let answer = try framing.run(framing.message(message, p1: p1), transmit: send, sleep: { POSIX.sleep(for: $0) })
+        return MessageAnswer(pieces: answer.pieces, answer: APDUAnswer(data: answer.data, statusWord: answer.statusWord))
+    }
+
+    /// One APDU to the card, counted; an empty answer is a card that left.
+    private func send(_ apdu: [UInt8]) throws(ProbeInterruption) -> [UInt8] {
         apdus += 1
         let response: [UInt8]
         do {
@@ -44,43 +70,7 @@ final class ProbeLink {
             throw ProbeInterruption(error)
         }
         guard !response.isEmpty else { throw ProbeInterruption(removed: true, reason: "the card answered nothing") }
-        guard response.count >= 2 else { return APDUAnswer(data: response, statusWord: nil) }
-        let sw = UInt16(response[response.count - 2]) << 8 | UInt16(response[response.count - 1])
-        return APDUAnswer(data: Array(response.dropLast(2)), statusWord: sw)
-    }
-
-    /// One APDU, with `61xx` followed by GET RESPONSE (class `getResponseClass`).
-    func following(_ apdu: [UInt8], getResponseClass: UInt8 = 0x00) throws(ProbeInterruption) -> APDUAnswer {
-        var answer = try transmit(apdu)
-        var rounds = 0
-        while let sw = answer.statusWord, sw >> 8 == 0x61, rounds < Self.maximumGetResponses {
-            rounds += 1
-            let next = try transmit([getResponseClass, FIDOInstruction.getResponse.rawValue, 0x00, 0x00, UInt8(sw & 0xFF)])
-            answer = APDUAnswer(data: answer.data + next.data, statusWord: next.statusWord)
-        }
-        return answer
-    }
-
-    /// A CTAP message (command byte + CBOR) in NFCCTAP_MSG: chained in pieces of `pieceSize`
-    /// bytes (CLA `90` but for the last), P1 `p1`; `61xx` and `9100` followed.
-    func message(_ message: [UInt8], p1: UInt8 = NFCBinding.messageSupportsGetResponse,
-                 pieceSize: Int = 255) throws(ProbeInterruption) -> MessageAnswer {
-        let apdus = NFCFraming.apdus(message, p1: p1, pieceSize: pieceSize)
-        var pieces: [UInt16?] = []
-        for piece in apdus.dropLast() {
-            let answer = try transmit(piece)
-            pieces.append(answer.statusWord)
-            guard answer.statusWord == StatusWord.success.rawValue else { return MessageAnswer(pieces: pieces, answer: answer) }
-        }
-        var answer = try following(apdus[apdus.count - 1])
-        let start = clock.now
-        var pause = Duration.milliseconds(2)
-        while answer.statusWord == StatusWord.ctapStillProcessing.rawValue, start.duration(to: clock.now) < .seconds(30) {
-            POSIX.sleep(for: pause)
-            pause = min(pause * 2, .milliseconds(50))
-            answer = try following([0x80, FIDOInstruction.nfcctapGetResponse.rawValue, 0x00, 0x00, 0x00])
-        }
-        return MessageAnswer(pieces: pieces, answer: answer)
+        return response
     }
 
     /// Off the reader and back (the card forgets its volatile state).
@@ -101,6 +91,15 @@ final class ProbeLink {
         return result
     }
 
-    /// GET RESPONSEs followed for one answer before giving up on a card that answers `61xx` forever.
-    static let maximumGetResponses = 256
+    /// The one host-side framing (`FIDOWire`'s), as the probe follows a card: at most 256 GET
+    /// RESPONSEs for one answer (the answer is kept as the card left it), polls 2 ms apart at
+    /// first, 50 ms at most, for 30 s (then the `9100` is the answer).
+    static let framing: NFCHostFraming = {
+        var framing = NFCHostFraming()
+        framing.maximumGetResponses = 256
+        framing.firstPollPause = .milliseconds(2)
+        framing.longestPollPause = .milliseconds(50)
+        framing.pollingLimit = .seconds(30)
+        return framing
+    }()
 }

@@ -9,13 +9,14 @@ final class ProbeSession {
     let link: ProbeLink
     let shape: ResponseShape
     /// State the writing part's sequences carry between entries.
-    var carried = CarriedState()
+    var carried: CarriedState
     /// The shape of getInfo's body when the probe began: other entries that read getInfo keep
     /// only how theirs differs from it.
     var getInfoBaseline: JSONValue?
 
-    init(link: ProbeLink) {
+    init(link: ProbeLink, pins: ProbePINs) {
         self.link = link
+        carried = CarriedState(pins: pins)
         shape = ResponseShape(context: ShapeContext(rpIDs: [ProbeValues.rpID, ProbeValues.otherRPID]))
     }
 
@@ -42,7 +43,7 @@ final class ProbeSession {
         if let shown {
             request = shown
         } else {
-            let apdus = NFCFraming.apdus(message, p1: p1, pieceSize: pieceSize)
+            let apdus = NFCHostFraming.messageAPDUs(message, p1: p1, pieceSize: pieceSize)
             if apdus.count == 1 {
                 request = ["apdu": .string(Hex.string(apdus[0]))]
             } else if message.count <= Self.longestShownMessage {

@@ -17,11 +17,6 @@ enum ProbeValues {
     static let unknownCredentialID = [UInt8](repeating: 0xA5, count: 64)
     /// A pinUvAuthParam no token made: with it no card can make a credential or use a token.
     static let junkPinUvAuthParam = [UInt8](repeating: 0, count: 16)
-    /// The PIN the writing part sets, and the one it changes to; never written to a fingerprint.
-    static let pin = "24681357"
-    static let changedPIN = "13572468"
-    /// A PIN that is not the card's.
-    static let wrongPIN = "99999999"
 
     static func descriptor(_ id: [UInt8]) -> CBORValue {
         .map(["id": .bytes(id), "type": "public-key"])

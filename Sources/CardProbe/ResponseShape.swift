@@ -1,4 +1,5 @@
 import CBOR
+import COSE
 import CardCrypto
 import FIDOWire
 import JSONSupport
@@ -35,35 +36,44 @@ struct ResponseShape {
     }
 
     /// Authenticator data (WebAuthn §6.1): RP ID hash, flags by name, the counter's step, the
-    /// attested credential (AAGUID kept, credential ID by length, key by shape), extension outputs.
+    /// attested credential (AAGUID kept, credential ID by length, key by shape), extension outputs,
+    /// bytes after them by count. Read by `COSE`'s ``AuthenticatorDataFields``, the one reading.
     func authenticatorData(_ bytes: [UInt8]) -> JSONValue {
-        guard bytes.count >= 37 else { return .string("authenticator data cut short (\(bytes.count) bytes)") }
-        var object: [String: JSONValue] = [
-            "rpIdHash": .string(context.rpIDHash(Array(bytes[0..<32]))),
-            "flags": .string(Self.flagNames(bytes[32])),
-            "signCount": .string(context.counterStep(bytes[33..<37].reduce(0) { $0 << 8 | UInt32($1) })),
-        ]
-        var rest = bytes[37...]
-        if bytes[32] & 0x40 != 0 {
-            guard rest.count >= 18 else { return .string("attested credential data cut short") }
-            let length = Int(rest[rest.startIndex + 16]) << 8 | Int(rest[rest.startIndex + 17])
-            let aaguid = Array(rest.prefix(16))
-            rest = rest.dropFirst(18)
-            guard rest.count >= length, let key = try? CBORDecoder.decodePrefix(rest.dropFirst(length)) else {
-                return .string("attested credential data that does not parse")
+        let fields: AuthenticatorDataFields
+        var trailing = 0
+        do throws(AuthenticatorDataFields.ParseError) {
+            fields = try AuthenticatorDataFields(parsing: bytes)
+        } catch {
+            switch error {
+            case .tooShort(let count):
+                return .string("authenticator data cut short (\(count) bytes)")
+            case .trailingBytes(let count, let before):
+                fields = before
+                trailing = count
+            case .attestedCredentialCutShort(let before), .credentialIDBeyondData(_, let before), .publicKeyNotCBOR(_, let before),
+                 .extensionsNotCBOR(_, let before):
+                // The counter was there: the next one's step is from it.
+                _ = context.counterStep(before.signCount)
+                switch error {
+                case .attestedCredentialCutShort: return .string("attested credential data cut short")
+                case .extensionsNotCBOR: return .string("extension outputs that do not parse")
+                default: return .string("attested credential data that does not parse")
+                }
             }
+        }
+        var object: [String: JSONValue] = [
+            "rpIdHash": .string(context.rpIDHash(fields.rpIDHash)),
+            "flags": .string(Self.flagNames(fields.flags)),
+            "signCount": .string(context.counterStep(fields.signCount)),
+        ]
+        if let credential = fields.attestedCredential {
             object["attestedCredential"] = [
-                "aaguid": .string(CBORShape.hex(aaguid)), "credentialId": .string(CBORShape.bytes(length)),
-                "publicKey": CBORShape.of(key.value),
+                "aaguid": .string(CBORShape.hex(credential.aaguid)), "credentialId": .string(CBORShape.bytes(credential.credentialID.count)),
+                "publicKey": CBORShape.of(credential.publicKey),
             ]
-            rest = key.rest
         }
-        if bytes[32] & 0x80 != 0 {
-            guard let extensions = try? CBORDecoder.decode(rest) else { return .string("extension outputs that do not parse") }
-            object["extensions"] = CBORShape.of(extensions)
-            rest = []
-        }
-        if !rest.isEmpty { object["trailing"] = .string(CBORShape.bytes(rest.count)) }
+        if let extensions = fields.extensions { object["extensions"] = CBORShape.of(extensions) }
+        if trailing > 0 { object["trailing"] = .string(CBORShape.bytes(trailing)) }
         return .object(object)
     }
 

@@ -8,7 +8,8 @@ import FIDOWire
 /// - `6Cxx` — wrong Le: send the same command again with Le = `xx`.
 ///
 /// This is host-side code and knows nothing of the emulated card: it sees only bytes, like a
-/// PC/SC application on a real reader.
+/// PC/SC application on a real reader. The rules are `FIDOWire`'s ``NFCHostFraming``, the one
+/// host-side framing of the package.
 public struct ISO7816Exchange<Transport: APDUTransport> {
     /// Where APDUs go.
     public let transport: Transport
@@ -30,70 +31,28 @@ public struct ISO7816Exchange<Transport: APDUTransport> {
     public func transmitFollowingResponseChain(
         _ apdu: [UInt8], observe: (_ command: [UInt8], _ response: [UInt8]) -> Void = { _, _ in }
     ) throws -> [UInt8] {
-        var data: [UInt8] = []
-        var next = apdu
-        var getResponses = 0
-        var lengthCorrections = 0
-        while true {
-            let response = try transport.transmit(next)
-            observe(next, response)
-            guard response.count >= 2 else {
-                throw ISO7816ExchangeError.responseTooShort(command: next, response: response)
-            }
-            let sw1 = response[response.count - 2]
-            let sw2 = response[response.count - 1]
-            if sw1 == 0x6C {
-                // One correction is what the standard foresees; a card that asks again is broken.
-                guard lengthCorrections == 0 else { throw ISO7816ExchangeError.wrongLengthRepeated(command: next) }
-                guard let corrected = Self.settingLe(of: next, to: sw2 == 0 ? 256 : Int(sw2)) else {
-                    throw ISO7816ExchangeError.cannotCorrectLength(command: next)
-                }
-                lengthCorrections += 1
-                next = corrected
-                continue
-            }
-            lengthCorrections = 0
-            data += response.dropLast(2)
-            if sw1 == 0x61 {
-                getResponses += 1
-                guard getResponses <= maximumGetResponses else {
-                    throw ISO7816ExchangeError.tooManyGetResponses(maximumGetResponses)
-                }
-                next = [0x00, 0xC0, 0x00, 0x00, sw2]
-                continue
-            }
-            return data + [sw1, sw2]
+        var framing = NFCHostFraming()
+        framing.maximumGetResponses = maximumGetResponses
+        framing.correctsWrongLength = true
+        let answer = try framing.run(framing.exchange(apdu)) { command throws -> [UInt8] in
+            let response = try transport.transmit(command)
+            observe(command, response)
+            return response
+        }
+        switch answer.stop {
+        case .tooShort(let command, let response)?: throw ISO7816ExchangeError.responseTooShort(command: command, response: response)
+        case .tooManyGetResponses(let limit)?: throw ISO7816ExchangeError.tooManyGetResponses(limit)
+        case .wrongLengthRepeated(let command)?: throw ISO7816ExchangeError.wrongLengthRepeated(command: command)
+        case .cannotCorrectLength(let command)?: throw ISO7816ExchangeError.cannotCorrectLength(command: command)
+        case .pieceRefused?, .stillProcessing?, .cancelled?: preconditionFailure("one command APDU has no pieces and no polling")
+        case nil: return answer.bytes
         }
     }
 
     /// `apdu` with its Le set to `le` (1...256), added for case 1/3 APDUs and replaced for
     /// case 2/4, short or extended (ISO/IEC 7816-4 §5.1); nil when `apdu` is not well formed.
     public static func settingLe(of apdu: [UInt8], to le: Int) -> [UInt8]? {
-        guard apdu.count >= 4, (1...256).contains(le) else { return nil }
-        let header = Array(apdu.prefix(4))
-        let body = apdu.dropFirst(4)
-        let shortLe = UInt8(truncatingIfNeeded: le)  // 256 is encoded as 00
-        let extendedLe: [UInt8] = [UInt8(le >> 8), UInt8(truncatingIfNeeded: le)]
-        guard let first = body.first else { return header + [shortLe] }  // case 1
-        if body.count == 1 { return header + [shortLe] }  // case 2S
-        if first != 0 {
-            let lc = Int(first)
-            let withoutLe = Array(apdu.prefix(5 + lc))
-            switch body.count {
-            case 1 + lc: return withoutLe + [shortLe]  // case 3S
-            case 2 + lc: return withoutLe + [shortLe]  // case 4S
-            default: return nil
-            }
-        }
-        if body.count == 3 { return header + [0x00] + extendedLe }  // case 2E
-        guard body.count > 3 else { return nil }  // 00 then one byte: neither short nor extended
-        let lc = Int(body[body.startIndex + 1]) << 8 | Int(body[body.startIndex + 2])
-        guard lc > 0 else { return nil }
-        let withoutLe = Array(apdu.prefix(7 + lc))
-        switch body.count {
-        case 3 + lc, 5 + lc: return withoutLe + extendedLe  // case 3E, 4E
-        default: return nil
-        }
+        NFCHostFraming.settingLe(of: apdu, to: le)
     }
 }
 

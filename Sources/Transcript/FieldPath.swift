@@ -1,4 +1,5 @@
 import CBOR
+import FIDOWire
 
 /// Where in a request or response a difference is, written the way people read CTAP:
 /// `response.authData{2}.flags`, `response.options{4}.clientPin`, `request.allowList{3}[0].id`.
@@ -56,14 +57,15 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible {
                 if let name, key.intValue != nil {
                     text += ".\(name){\(key.diagnosticNotation)}"
                 } else if case .text(let word) = key {
-                    text += ".\(word)"
+                    // A map's text key is the card's or the file's: one line, escaped.
+                    text += "." + DisplayText.escaped(word)
                 } else {
                     text += "{\(key.diagnosticNotation)}"
                 }
             case .index(let index):
                 text += "[\(index)]"
             case .field(let name):
-                text += ".\(name)"
+                text += "." + DisplayText.escaped(name)
             }
         }
         return text

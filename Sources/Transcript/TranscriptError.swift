@@ -1,3 +1,5 @@
+import FIDOWire
+
 /// A transcript that cannot be read or used: what is wrong, the line (1-based) and, when the
 /// text came from a file, the file.
 ///
@@ -20,8 +22,10 @@ public struct TranscriptError: Error, Equatable, CustomStringConvertible {
     }
 
     /// `FILE:LINE: message`, `FILE: message`, `transcript line LINE: message` or `transcript: message`.
+    /// The message quotes the file's text, so it is escaped (``DisplayText``).
     public var description: String {
-        switch (file, line) {
+        let message = DisplayText.escaped(message)
+        return switch (file, line) {
         case let (file?, line?): "\(file):\(line): \(message)"
         case let (file?, nil): "\(file): \(message)"
         case let (nil, line?): "transcript line \(line): \(message)"

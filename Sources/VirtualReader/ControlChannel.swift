@@ -12,21 +12,37 @@ import Synchronization
 /// credentials (see ``ControlRequest`` for the requests and their JSON).
 ///
 /// Protocol: a client connects, writes one JSON request per line and reads one JSON answer per
-/// line; it may send many requests on one connection, and several clients may be connected.
+/// line, in order; it may send many requests on one connection, and several clients may be
+/// connected.
 ///
-/// Safety: the socket is created owner-only (mode 0600, under a `0177` umask so it is never
-/// more open, even for an instant) and is never on the network. A connecting peer whose user
-/// is neither the server's nor root is refused (`SO_PEERCRED`). An existing socket at the path is
-/// replaced only if it is the caller's own and nothing answers on it (a stale one); any other
-/// file there is an error. A request line may be up to 64 KiB.
+/// Where it lives: by default (``init(defaultFor:location:handler:requestTimeout:executor:)``)
+/// in a directory made for it with `mkdtemp`, its path written to a discovery record only the
+/// user can write (``ControlChannelLocation``); or at an explicit path, whose directory must be
+/// the user's own and writable by nobody else. The socket is created owner-only (mode 0600,
+/// under a `0177` umask so it is never more open, even for an instant) and is never on the
+/// network. A connecting peer whose user is neither the server's nor root is refused
+/// (`SO_PEERCRED`), as the client refuses a server that is neither (``ControlChannelClient``).
+/// An existing socket at an explicit path is replaced only if it is the caller's own and
+/// nothing answers on it (a stale one); any other file there is an error.
+///
+/// Limits: a request line may be up to 64 KiB; at most ``maximumConnections`` clients at once,
+/// and none that would leave the process fewer than ``reservedDescriptors`` free file
+/// descriptors (the card's reader needs some to reconnect) — a refused connection gets one
+/// `busy` answer line and is closed; when `accept` runs out of descriptors all the same, the
+/// channel waits a moment before it accepts again instead of spinning. Every write to a client
+/// is non-blocking: a client that sends without reading only stops being read, and is
+/// disconnected when its answers have not moved for the request time-out, so it can delay
+/// neither other clients nor ``stop()``.
 ///
 /// Threading: the channel's own thread reads requests; each one is handed to `executor`, which
 /// must run it where the card may be used — for a served card, ``VPCDBridge/perform(_:)``, so it
-/// runs on the bridge thread between two APDUs. An answer not produced within the request
-/// time-out (10 s by default) is a time-out error.
+/// runs on the bridge thread between two APDUs. A request the card has not started within the
+/// request time-out (10 s by default) is withdrawn and answered ``ControlChannelError/notTaken(within:)``;
+/// one it started and has not finished is answered ``ControlChannelError/unanswered(within:)``.
 public final class ControlChannel: @unchecked Sendable {
     // Sendability: the descriptors are set in init and closed by the channel thread after
-    // `stop()`; the handler runs only through `executor`; `stopRequested` is atomic.
+    // `stop()` (or by stop/deinit when it never ran); `respond` runs only through `executor`;
+    // `stopRequested` is atomic; the connections are the channel thread's alone.
 
     /// Runs a request's work where the card may be used.
     public typealias Executor = @Sendable (@escaping @Sendable () -> Void) -> Void
@@ -35,28 +51,84 @@ public final class ControlChannel: @unchecked Sendable {
     public let path: String
     /// The longest request line accepted.
     public static let maximumLineLength = 64 * 1024
-    /// How long a request may wait for the card.
+    /// The most clients connected at once.
+    public static let maximumConnections = 32
+    /// File descriptors a new connection must leave free (below the process's limit).
+    public static let reservedDescriptors = 16
+    /// How long a request may wait for the card, and an unread answer for its client.
     public let requestTimeout: Duration
 
-    private let handler: ControlChannelHandler
+    private let respond: @Sendable (String) -> String
     private let executor: Executor
     private let listener: Int32
     private let wake = WakePipe()
     private let stopRequested = Atomic<Bool>(false)
     private let socketIdentity: (device: UInt64, inode: UInt64)
+    /// The directory made for the socket (default placement), removed with it.
+    private let ownedDirectory: String?
+    /// The discovery record naming the socket (default placement), withdrawn with it.
+    private let record: (location: ControlChannelLocation, endpoint: VPCDEndpoint)?
     private var thread: POSIXThread?
 
-    /// Creates the socket at `path` (see the type's safety rules) and listens; ``start()`` serves it.
-    public init(path: String, handler: ControlChannelHandler, requestTimeout: Duration = .seconds(10),
-                executor: @escaping Executor) throws(ControlChannelError) {
-        self.path = path
-        self.handler = handler
-        self.requestTimeout = requestTimeout
-        self.executor = executor
-        guard var address = ControlChannelSocket.address(path) else {
+    /// Creates the socket at `path` and listens; ``start()`` serves it. The path's directory must
+    /// be the user's own and writable by nobody else (see the type's safety rules).
+    public convenience init(path: String, handler: ControlChannelHandler, requestTimeout: Duration = .seconds(10),
+                            executor: @escaping Executor) throws(ControlChannelError) {
+        try self.init(path: path, requestTimeout: requestTimeout, executor: executor, respond: handler.respond(to:))
+    }
+
+    /// Creates the default socket of the card served to `endpoint`: in a new private directory,
+    /// its path recorded where `arculus-card ctl` looks for that port (``ControlChannelLocation``).
+    public convenience init(defaultFor endpoint: VPCDEndpoint, location: ControlChannelLocation = .current(),
+                            handler: ControlChannelHandler, requestTimeout: Duration = .seconds(10),
+                            executor: @escaping Executor) throws(ControlChannelError) {
+        let made = try location.makeSocketDirectory(for: endpoint)
+        do {
+            try self.init(socketPath: made.socket, ownedDirectory: made.directory, record: (location, endpoint),
+                          requestTimeout: requestTimeout, executor: executor, respond: handler.respond(to:))
+        } catch {
+            _ = rmdir(made.directory)
+            throw error
+        }
+        do {
+            try location.publish(made.socket, for: endpoint)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// ``init(path:handler:requestTimeout:executor:)`` with any request-to-answer function.
+    convenience init(path: String, requestTimeout: Duration = .seconds(10), executor: @escaping Executor,
+                     respond: @escaping @Sendable (String) -> String) throws(ControlChannelError) {
+        let directory = ControlChannelDirectory.parent(of: path)
+        switch ControlChannelDirectory.check(directory: directory) {
+        case .fit: break
+        case .missing: throw .socket("cannot create the control socket \(path): its directory \(directory) does not exist")
+        case let verdict:
+            throw .socket("cannot create the control socket \(path): \(verdict.problem("its directory \(directory)") ?? ""); "
+                          + "choose a directory only you can write, or leave --control out")
+        }
+        guard ControlChannelSocket.address(path) != nil else {
             throw .socket("control socket path is too long for a Unix socket (at most 107 bytes): \(path)")
         }
         try Self.removeStaleSocket(at: path)
+        try self.init(socketPath: path, ownedDirectory: nil, record: nil, requestTimeout: requestTimeout,
+                      executor: executor, respond: respond)
+    }
+
+    private init(socketPath path: String, ownedDirectory: String?, record: (ControlChannelLocation, VPCDEndpoint)?,
+                 requestTimeout: Duration, executor: @escaping Executor,
+                 respond: @escaping @Sendable (String) -> String) throws(ControlChannelError) {
+        self.path = path
+        self.ownedDirectory = ownedDirectory
+        self.record = record.map { (location: $0.0, endpoint: $0.1) }
+        self.requestTimeout = requestTimeout
+        self.executor = executor
+        self.respond = respond
+        guard var address = ControlChannelSocket.address(path) else {
+            throw .socket("control socket path is too long for a Unix socket (at most 107 bytes): \(path)")
+        }
         let fd = ControlChannelSocket.makeSocket()
         guard fd >= 0 else { throw .socket("cannot create a Unix socket: \(ControlChannelSocket.errorText(errno))") }
         let previousMask = umask(0o177)
@@ -72,7 +144,7 @@ public final class ControlChannel: @unchecked Sendable {
             throw .socket("cannot create the control socket \(path): \(ControlChannelSocket.errorText(bindError))")
         }
         chmod(path, 0o600)
-        guard listen(fd, 8) == 0 else {
+        guard listen(fd, 16) == 0 else {
             let reason = ControlChannelSocket.errorText(errno)
             ControlChannelSocket.closeSocket(fd)
             unlink(path)
@@ -91,12 +163,13 @@ public final class ControlChannel: @unchecked Sendable {
 
     /// Serves the socket on a thread of its own until ``stop()``.
     public func start() {
-        guard thread == nil else { return }
+        guard thread == nil, !closed else { return }
         thread = try? POSIXThread.start { self.serve() }
     }
 
-    /// Stops serving, closes every connection and removes the socket file. Waits for the
-    /// channel's thread; idempotent.
+    /// Stops serving, closes every connection and removes the socket file (with the directory
+    /// and record made for it). Waits for the channel's thread, which no client can hold up;
+    /// idempotent.
     public func stop() {
         stopRequested.store(true, ordering: .sequentiallyConsistent)
         wake.signal()
@@ -120,19 +193,8 @@ public final class ControlChannel: @unchecked Sendable {
            UInt64(status.st_ino) == socketIdentity.inode {
             unlink(path)
         }
-    }
-
-    /// The default control socket for the card served to `endpoint`:
-    /// `<runtimeDirectory>/arculus-card-<slot>.sock` (slot = port − 35963) when there is a runtime
-    /// directory (`$XDG_RUNTIME_DIR` by default), else `/tmp/arculus-card-<uid>-<port>.sock`.
-    public static func defaultPath(for endpoint: VPCDEndpoint,
-                                   runtimeDirectory: String? = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }) -> String {
-        if let runtime = runtimeDirectory, !runtime.isEmpty {
-            let slot = Int(endpoint.port) - Int(VPCDEndpoint.basePort)
-            let name = slot >= 0 ? "\(slot)" : "port-\(endpoint.port)"
-            return runtime + "/arculus-card-\(name).sock"
-        }
-        return "/tmp/arculus-card-\(getuid())-\(endpoint.port).sock"
+        if let record { record.location.withdraw(path, for: record.endpoint) }
+        if let ownedDirectory { _ = rmdir(ownedDirectory) }
     }
 
     // MARK: - Stale sockets
@@ -158,132 +220,111 @@ public final class ControlChannel: @unchecked Sendable {
 
     // MARK: - Serving
 
-    /// A connected client and the bytes of its unfinished line.
-    private struct Client {
-        let fd: Int32
-        var buffer: [UInt8] = []
-    }
-
     private func serve() {
-        var clients: [Client] = []
+        var connections: [ControlChannelConnection] = []
+        var acceptor = Acceptor()
+        let clock = ContinuousClock()
         defer {
-            for client in clients { ControlChannelSocket.closeSocket(client.fd) }
+            for connection in connections { ControlChannelSocket.closeSocket(connection.fd) }
             closeAndUnlink()
         }
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
+            let now = clock.now
+            for index in connections.indices { advance(&connections[index], at: now) }
+            connections.removeAll { connection in
+                // A client that has not taken its answers for a whole time-out is not reading.
+                let stalled = connection.stalledSince.map { now - $0 >= requestTimeout } ?? false
+                guard connection.isFinished || stalled else { return false }
+                ControlChannelSocket.closeSocket(connection.fd)
+                return true
+            }
+
+            // Nothing is polled that cannot be acted on: a client whose request is running is
+            // left out (fd -1), or its hang-up would wake the loop again and again.
+            let acceptNow = acceptor.isAccepting(at: now)
             var fds = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
-            fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            guard (try? POSIX.poll(&fds, timeout: nil)) != nil else { return }
+                       pollfd(fd: acceptNow ? listener : -1, events: Int16(POLLIN), revents: 0)]
+            for connection in connections {
+                let events = (connection.wantsInput ? Int16(POLLIN) : 0) | (connection.hasOutput ? Int16(POLLOUT) : 0)
+                fds.append(pollfd(fd: events == 0 ? -1 : connection.fd, events: events, revents: 0))
+            }
+            var deadlines = connections.compactMap { $0.request?.deadline }
+            deadlines += connections.compactMap { $0.stalledSince.map { $0 + requestTimeout } }
+            if let resume = acceptor.resumesAt { deadlines.append(resume) }
+            let timeout = deadlines.min().map { max(.zero, now.duration(to: $0)) }
+            guard (try? POSIX.poll(&fds, timeout: timeout)) != nil else { return }
             if fds[0].revents != 0 { wake.drain() }
             if stopRequested.load(ordering: .sequentiallyConsistent) { return }
-            var open: [Client] = []
-            for (index, var client) in clients.enumerated() {
+
+            let later = clock.now
+            for index in connections.indices {
                 let events = fds[2 + index].revents
-                if events == 0 || read(into: &client) {
-                    open.append(client)
-                } else {
-                    ControlChannelSocket.closeSocket(client.fd)
+                if events & Int16(POLLOUT | POLLERR | POLLHUP) != 0, connections[index].hasOutput {
+                    connections[index].flush(at: later)
+                }
+                if events != 0, connections[index].wantsInput { read(&connections[index]) }
+            }
+            if fds[1].revents != 0, let connection = acceptor.accept(on: listener, open: connections.count, at: later) {
+                connections.append(connection)
+            }
+        }
+    }
+
+    /// Moves one connection on: takes a finished request's answer, answers an expired one,
+    /// starts the next buffered request, and sends what can be sent.
+    private func advance(_ connection: inout ControlChannelConnection, at now: ContinuousClock.Instant) {
+        if let request = connection.request {
+            if let answer = request.answer {
+                connection.request = nil
+                connection.queue(answer)
+            } else if now >= request.deadline {
+                connection.request = nil
+                switch request.expire() {
+                case .answered(let answer): connection.queue(answer)
+                case .withdrawn: connection.queue(Self.failure(.notTaken(within: requestTimeout), to: request.line))
+                case .running: connection.queue(Self.failure(.unanswered(within: requestTimeout), to: request.line))
                 }
             }
-            if fds[1].revents != 0, let client = accept() { open.append(Client(fd: client)) }
-            clients = open
+        }
+        // The answer goes before the next request starts, which keeps the answers in order and
+        // a client that does not read to one answer's worth of buffer.
+        connection.flush(at: now)
+        if connection.request == nil, !connection.hasOutput, !connection.closing {
+            if let line = connection.nextLine() {
+                connection.request = start(line, at: now)
+            } else if connection.lineTooLong {
+                connection.queue(Self.failure(.refused("request line longer than \(Self.maximumLineLength) bytes"), to: nil),
+                                 thenClose: true)
+                connection.flush(at: now)
+            }
         }
     }
 
-    /// Accepts one connection from an allowed peer.
-    private func accept() -> Int32? {
-        #if canImport(Glibc)
-        let fd = Glibc.accept(listener, nil, nil)
-        #else
-        let fd = Darwin.accept(listener, nil, nil)
-        #endif
-        guard fd >= 0 else { return nil }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        guard Self.peerIsAllowed(fd) else {
-            let refusal = ControlChannelError.refused("refused: the control socket serves its owner only").answer()
-            _ = ControlChannelSocket.sendAll(fd, Array((refusal.text + "\n").utf8))
-            ControlChannelSocket.closeSocket(fd)
-            return nil
-        }
-        return fd
-    }
-
-    /// The peer runs as our user or as root (the socket's mode already keeps others out).
-    private static func peerIsAllowed(_ fd: Int32) -> Bool {
-        #if canImport(Glibc)
-        // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (Glibc exports it only with _GNU_SOURCE).
-        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, UInt32.max, UInt32.max)
-        var size = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0 else { return false }
-        return credentials.uid == geteuid() || credentials.uid == 0
-        #else
-        var uid: uid_t = 0
-        var gid: gid_t = 0
-        guard getpeereid(fd, &uid, &gid) == 0 else { return false }
-        return uid == geteuid() || uid == 0
-        #endif
-    }
-
-    /// Reads what the client sent and answers each complete line; false when the connection ends.
-    private func read(into client: inout Client) -> Bool {
-        let chunk: [UInt8]
-        do throws(SystemCallError) {
-            chunk = try POSIX.read(client.fd, upTo: 4096)
-        } catch {
-            return error.code == EAGAIN
-        }
-        if chunk.isEmpty { return false }
-        client.buffer += chunk
-        while let newline = client.buffer.firstIndex(of: 0x0A) {
-            let line = String(decoding: client.buffer[..<newline], as: UTF8.self)
-            client.buffer.removeSubrange(...newline)
-            let trimmed = line.hasSuffix("\r") ? String(line.dropLast()) : line
-            if trimmed.allSatisfy(\.isWhitespace) { continue }
-            guard ControlChannelSocket.sendAll(client.fd, Array((answer(trimmed) + "\n").utf8)) else { return false }
-        }
-        if client.buffer.count > Self.maximumLineLength {
-            let refusal = ControlChannelError.refused("request line longer than \(Self.maximumLineLength) bytes").answer()
-            _ = ControlChannelSocket.sendAll(client.fd, Array((refusal.text + "\n").utf8))
-            return false
-        }
-        return true
-    }
-
-    /// Runs one request through the executor and waits for its answer.
-    private func answer(_ line: String) -> String {
-        let result = RequestResult()
-        let handler = handler
+    /// Hands `line` to the card; the card's thread runs it unless the deadline withdrew it first.
+    private func start(_ line: String, at now: ContinuousClock.Instant) -> ControlChannelPendingRequest {
+        let request = ControlChannelPendingRequest(line: line, deadline: now + requestTimeout)
+        let respond = respond
+        let wake = wake
         executor {
-            result.finish(handler.respond(to: line))
+            guard request.begin() else { return }
+            request.finish(respond(line))
+            wake.signal()
         }
-        guard let answer = result.wait(for: requestTimeout) else {
-            return ControlChannelError.timedOut.answer().text
-        }
-        return answer
-    }
-}
-
-/// One request's answer, handed from the card's thread to the channel's thread.
-private final class RequestResult: Sendable {
-    private let state = Mutex<String?>(nil)
-    private let done = Atomic<Bool>(false)
-
-    func finish(_ answer: String) {
-        state.withLock { $0 = answer }
-        done.store(true, ordering: .sequentiallyConsistent)
+        return request
     }
 
-    /// The answer, or nil when none came within `timeout` (polled: a request takes milliseconds).
-    func wait(for timeout: Duration) -> String? {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        var pause = timespec(tv_sec: 0, tv_nsec: 200_000)
-        while !done.load(ordering: .sequentiallyConsistent) {
-            if clock.now >= deadline { return nil }
-            nanosleep(&pause, nil)
-            pause.tv_nsec = min(pause.tv_nsec * 2, 5_000_000)
+    /// Reads what the client sent (the channel asks only when it will act on it).
+    private func read(_ connection: inout ControlChannelConnection) {
+        do throws(SystemCallError) {
+            connection.received(try POSIX.read(connection.fd, upTo: 4096))
+        } catch {
+            if error.code != EAGAIN && error.code != EWOULDBLOCK { connection.received([]) }
         }
-        return state.withLock { $0 }
+    }
+
+    /// A failure answer to `line`, with its tag if it has one.
+    static func failure(_ error: ControlChannelError, to line: String?) -> String {
+        let tag = line.flatMap { try? JSONValue(parsing: $0) }?["tag"]
+        return error.answer(tag: tag).text
     }
 }

@@ -1,4 +1,6 @@
 import ArculusCard
+import CTAP2
+import FIDOWire
 import JSONSupport
 
 /// Runs control-protocol requests against a card (and, for a served card, its reader bridge):
@@ -16,6 +18,9 @@ public final class ControlChannelHandler: @unchecked Sendable {
     public let bridge: VPCDBridge?
     /// Called with one line per request (its op and outcome; never a PIN), for a trace.
     public var trace: ((String) -> Void)?
+    /// Called with one line for each request that moves the card on or off its reader (`tap`,
+    /// `remove`, `insert`), in place of its trace line: a state change a log shows always.
+    public var log: ((String) -> Void)?
 
     /// A handler for `card`, on the reader behind `bridge` if any.
     public init(card: VirtualCard?, bridge: VPCDBridge?) {
@@ -37,8 +42,12 @@ public final class ControlChannelHandler: @unchecked Sendable {
         let tag = json["tag"]
         let op = json["op"]?.stringValue ?? "?"
         do throws(ControlChannelError) {
-            let answer = try handle(try ControlRequest(json: json)).answer(tag: tag)
-            trace?("control: \(op) ok")
+            let request = try ControlRequest(json: json)
+            // The ID as the request spelled it, to echo in a "no such credential".
+            let spelledID = json["idHex"]?.stringValue.map { (text: $0, form: "hex") }
+                ?? json["id"]?.stringValue.map { (text: $0, form: "base64url") }
+            let answer = try handle(request, spelledID: spelledID).answer(tag: tag)
+            if let log, let line = Self.logLine(request) { log(line) } else { trace?("control: \(op) ok") }
             return answer
         } catch {
             trace?("control: \(op) failed: \(error)")
@@ -48,12 +57,32 @@ public final class ControlChannelHandler: @unchecked Sendable {
 
     /// One typed request in, its response out; a refusal names why.
     public func handle(_ request: ControlRequest) throws(ControlChannelError) -> ControlResponse {
+        try handle(request, spelledID: nil)
+    }
+
+    private func handle(_ request: ControlRequest, spelledID: (text: String, form: String)?) throws(ControlChannelError) -> ControlResponse {
         do {
             return try perform(request)
         } catch let error as ControlChannelError {
             throw error
+        } catch StateControlError.noSuchCredential(let id) {
+            let asked = spelledID.map { "'\($0.text)' (read as \($0.form): \(id.count) bytes\($0.form == "hex" ? "" : ", hex \(id.hexString)"))" }
+                ?? "\(Base64URL.encode(id)) (hex \(id.hexString))"
+            throw .refused("no discoverable credential on the card has the ID \(asked); "
+                           + "non-discoverable credentials are not stored on the card, so they cannot be removed")
         } catch {
             throw .refused(String(describing: error))
+        }
+    }
+
+    /// The log line of a request that moves the card on or off its reader.
+    private static func logLine(_ request: ControlRequest) -> String? {
+        switch request {
+        case .tap(let delay):
+            "control: tap: the card leaves the reader and is back after \(VPCDBridge.DisconnectReason.seconds(.milliseconds(Int64((delay * 1000).rounded()))))"
+        case .remove: "control: remove: the card is off the reader until 'insert'"
+        case .insert: "control: insert: the card is put back on the reader"
+        default: nil
         }
     }
 

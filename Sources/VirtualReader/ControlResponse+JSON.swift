@@ -105,9 +105,11 @@ extension CredentialListing {
 }
 
 extension ControlChannelError {
-    /// The failure answer: `ok` false, the error's message, and the request's `tag` if it had one.
+    /// The failure answer: `ok` false, the error's message, its ``kind`` as `errorKind` when it
+    /// has one, and the request's `tag` if it had one.
     public func answer(tag: JSONValue? = nil) -> JSONValue {
         var members: [String: JSONValue] = ["ok": false, "error": .string(description)]
+        if let kind { members["errorKind"] = .string(kind) }
         if let tag { members["tag"] = tag }
         return .object(members)
     }

@@ -29,6 +29,8 @@ public enum ControlResponse: Sendable {
     /// The card in brief.
     public struct Status: Sendable {
         public var profile: String
+        /// Whether the card is in a reader's field: false after an injected leave-field until
+        /// it is powered again, and while it is held off its reader.
         public var inField: Bool
         /// Whether the card is on its reader; nil for a card on no reader.
         public var onReader: Bool?
@@ -41,8 +43,9 @@ public enum ControlResponse: Sendable {
         /// The state of `card`, on the reader behind `bridge` if any.
         public init(card: VirtualCard, bridge: VPCDBridge?) {
             profile = card.profile.name
-            inField = card.isInField
             onReader = bridge.map { !$0.isHeldOffReader }
+            // A card taken off its reader is out of its field too, whatever it last saw.
+            inField = card.isInField && onReader != false
             timing = card.timing.name
             faults = card.control.faults.count
             credentials = card.credentials.count

@@ -49,8 +49,9 @@ enum Platform {
 
     /// NFCCTAP_MSG carrying `request` as a short APDU (P1 `80`, as python-fido2 sends it), Le `00`.
     static func nfcctapMessage(_ request: [UInt8]) throws -> [UInt8] {
-        guard request.count <= 255 else { throw BenchError("request of \(request.count) bytes needs chaining") }
-        return [0x80, 0x10, 0x80, 0x00, UInt8(request.count)] + request + [0x00]
+        let apdus = NFCHostFraming.messageAPDUs(request)
+        guard apdus.count == 1 else { throw BenchError("request of \(request.count) bytes needs chaining") }
+        return apdus[0]
     }
 
     /// SELECT of the FIDO applet.
@@ -68,15 +69,16 @@ enum Platform {
         return map
     }
 
-    /// Sends `apdu` to a card in process, following `61xx` with GET RESPONSE; data + SW1 SW2.
+    /// Sends `apdu` to a card in process, following `61xx` with GET RESPONSE (the one host-side
+    /// framing, `FIDOWire`'s); data + SW1 SW2.
     static func transmitFollowingChain(_ card: VirtualCard, _ apdu: [UInt8]) -> [UInt8] {
-        var data: [UInt8] = []
-        var response = card.transmit(apdu)
-        while response.count >= 2, response[response.count - 2] == 0x61 {
-            data += response.dropLast(2)
-            response = card.transmit([0x00, 0xC0, 0x00, 0x00, response[response.count - 1]])
-        }
-        return data + response
+        followingChain(apdu) { card.transmit($0) }
+    }
+
+    /// `apdu` through `transmit`, `61xx` followed; data + SW1 SW2 (or the short answer).
+    static func followingChain(_ apdu: [UInt8], transmit: ([UInt8]) -> [UInt8]) -> [UInt8] {
+        let framing = NFCHostFraming()
+        return framing.run(framing.exchange(apdu), transmit: transmit).bytes
     }
 }
 

@@ -76,16 +76,10 @@ struct ReplaySuite {
         ])
         transcript.entries.append(.event(.powerOn))
         func send(_ apdu: [UInt8]) -> [UInt8] {
-            var data: [UInt8] = []
-            var command = apdu
-            while true {
+            Platform.followingChain(apdu) { command in
                 let response = card.transmit(command)
                 transcript.entries.append(.exchange(command: command, response: response, note: nil))
-                data += response.dropLast(2)
-                guard response.count >= 2, response[response.count - 2] == 0x61 else {
-                    return data + response.suffix(2)
-                }
-                command = [0x00, 0xC0, 0x00, 0x00, response[response.count - 1]]
+                return response
             }
         }
         func ctap(_ request: [UInt8], _ what: String) throws -> CBORMap {

@@ -74,23 +74,43 @@ enum CtlCommand: Subcommand {
                 .init(title: "send JSON", help: ["Send a raw request line (see the control protocol)."]),
             ],
             options: [
-                .valued("--control", "PATH", "The control socket. Default: the one serve uses for the slot,",
-                        "$XDG_RUNTIME_DIR/arculus-card-<slot>.sock, or without",
-                        "XDG_RUNTIME_DIR /tmp/arculus-card-<uid>-<port>.sock."),
+                .valued("--control", "PATH", "The control socket (what serve printed, or its --control).",
+                        "Default: the one serve recorded for the slot's port, in",
+                        "$XDG_RUNTIME_DIR/arculus-card/port-<port>, or without",
+                        "XDG_RUNTIME_DIR arculus-card-<uid>/port-<port> in $TMPDIR or /tmp.",
+                        "Either way checked before anything is sent (BEFORE SENDING)."),
                 .together([.valued("--slot", "N"), .valued("--vpcd", "HOST:PORT")],
                           "Which served card, when --control is not given (as for serve)."),
             ],
             sections: [
+                .init(title: "BEFORE SENDING", body: """
+                  A request may carry a PIN or a private key, so nothing is sent until ctl is sure the
+                  socket is your card's: the record that names it and its directory, the socket's
+                  directory and the socket itself must be yours and writable by nobody else, and the
+                  process serving it must run as you or as root (SO_PEERCRED). Otherwise ctl says which
+                  and why ('refusing PATH: …; nothing was sent') and exits with status 5.
+                """),
                 .init(title: "CONTROL PROTOCOL", body: """
                   One JSON object per line each way on the Unix socket (mode 0600, owner only):
                   {"op":"fault.add","fault":{"command":"getAssertion","effect":"ctap-error","ctapError":46}}
-                  → {"ok":true,"fault":{"id":1,…}}; errors are {"ok":false,"error":"…"}. Ops: status,
-                  tap, remove, insert, fault.add, fault.list, fault.remove, fault.clear,
-                  credentials.list, credentials.add, credentials.remove, pin, counter, timing.
+                  → {"ok":true,"fault":{"id":1,…}}; errors are {"ok":false,"error":"…"}, with
+                  "errorKind" "not-taken", "unanswered" or "busy" when the request timed out or the
+                  connection was refused. Ops: status, tap, remove, insert, fault.add, fault.list,
+                  fault.remove, fault.clear, credentials.list, credentials.add, credentials.remove, pin,
+                  counter, timing.
                 """),
                 .init(title: "OUTPUT", body: """
-                  The answer, one JSON object on stdout. Exit status 0 when it is ok, 1 when the card
-                  refused (the error also goes to stderr), 64 for a bad command line.
+                  The answer, one JSON object on stdout (none when no answer came); any failure also goes
+                  to stderr, in one line. Exit status:
+                    0   the card did it
+                    1   the card refused it (a bad request, a PIN too short, no such credential, …)
+                    2   the card took it but did not answer within the time-out (10 s, or
+                        'serve --control-timeout'): it may still have been carried out
+                    3   the card did not take it (busy past the time-out, or too many connections):
+                        nothing was changed, it is safe to send again
+                    4   no served card answers there (no record, no socket, connection closed)
+                    5   the socket is not to be trusted (see BEFORE SENDING): nothing was sent
+                    64  a bad command line
                 """),
                 .init(title: "EXAMPLES", body: """
                   arculus-card ctl fault add --command getAssertion --ctap-error 0x2E --once
@@ -105,36 +125,59 @@ enum CtlCommand: Subcommand {
             column: 31)
     }
 
+    /// ctl's exit statuses (the OUTPUT section of its help).
+    enum Status {
+        static let refused: Int32 = 1
+        static let unanswered: Int32 = 2
+        static let notTaken: Int32 = 3
+        static let unreachable: Int32 = 4
+        static let untrusted: Int32 = 5
+    }
+
     static func run(_ arguments: [String]) throws -> Int32 {
         // Every option of every ctl command; each command takes its own (``CtlWords/only(_:words:)``).
         let options = try declaration.parse(arguments)
         let request = try request(CtlWords(options))
-        let path = try socketPath(options)
+        let socket = try socket(options)
 
         let answer: JSONValue
-        do {
-            answer = try ControlChannelClient(path: path).send(request)
+        do throws(ControlChannelError) {
+            let client = switch socket {
+            case .path(let path): try ControlChannelClient(path: path)
+            case .servingFor(let endpoint): try ControlChannelClient(servingFor: endpoint)
+            }
+            answer = try client.send(request)
         } catch {
             Console.error("arculus-card ctl: \(error)")
-            return ExitStatus.failure
+            if case .untrusted = error { return Status.untrusted }
+            return Status.unreachable
         }
         Console.output(answer.text)
         guard answer["ok"]?.boolValue == true else {
             Console.error("arculus-card ctl: \(answer["error"]?.stringValue ?? "the card refused the request")")
-            return ExitStatus.failure
+            switch answer["errorKind"]?.stringValue {
+            case "unanswered": return Status.unanswered
+            case "not-taken", "busy": return Status.notTaken
+            default: return Status.refused
+            }
         }
         return ExitStatus.success
     }
 
-    /// The socket: --control, else the default for --vpcd/--slot (as serve computes it).
-    private static func socketPath(_ options: CommandLineOptions) throws(UsageError) -> String {
+    /// Which socket: --control, else the one serve recorded for --vpcd/--slot.
+    private enum Socket {
+        case path(String)
+        case servingFor(VPCDEndpoint)
+    }
+
+    private static func socket(_ options: CommandLineOptions) throws(UsageError) -> Socket {
         if let path = options.value("--control") {
             guard options.given.isDisjoint(with: SharedOptions.endpoint) else {
                 throw UsageError("--control names the socket; --slot and --vpcd only choose the default one")
             }
-            return path
+            return .path(path)
         }
-        return ControlChannel.defaultPath(for: try options.vpcdEndpoint())
+        return .servingFor(try options.vpcdEndpoint())
     }
 
     /// The request object a command line stands for: a typed request's JSON, or `send`'s own.
@@ -146,7 +189,8 @@ enum CtlCommand: Subcommand {
         case "remove": return try line.only([], words: 1, .remove).json
         case "insert": return try line.only([], words: 1, .insert).json
         case "fault": return try faultRequest(line).json
-        case "credentials": return try credentialsRequest(line).json
+        case "credentials":
+            return line.words.dropFirst().first == "remove" ? try credentialsRemoveJSON(line) : try credentialsRequest(line).json
         case "pin":
             let pin = ControlRequest.pin(set: line.options.value("--set"), retries: try line.options.integer("--retries"))
             return try line.only(["--set", "--retries"], words: 1, pin).json

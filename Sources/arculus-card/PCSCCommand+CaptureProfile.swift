@@ -1,5 +1,5 @@
 import ArculusCard
-import ArculusFidoSDKFramework
+import ArculusFidoConnectors
 import CBOR
 import CTAPClient
 import FIDOWire
@@ -28,12 +28,12 @@ extension PCSCCommand {
         capture.profile.atr = Hex.string(atr)
         capture.profile.name = "captured-" + capture.profile.aaguid.prefix(8)
         capture.profile.description = "Captured from \(reader)"
-        var dropped: [String] = []
+        var (dropped, clamped): ([String], [String]) = ([], [])
         do {
             if options.flag("--strict") {
                 try capture.profile.validate()
             } else {
-                dropped = try capture.makeServable(reported: reported)
+                (dropped, clamped) = try capture.makeServable(reported: reported)
             }
         } catch {
             throw PCSCCommandError("the card's answers do not make a profile the emulator can serve: \(error)")
@@ -41,13 +41,18 @@ extension PCSCCommand {
         if !dropped.isEmpty {
             capture.profile.description += "; dropped (the emulator cannot serve them): " + dropped.joined(separator: "; ")
         }
+        if !clamped.isEmpty {
+            capture.profile.description += "; clamped to what the emulator serves: " + clamped.joined(separator: "; ")
+        }
         try NewFile.replace(output, with: Array(capture.profile.jsonData()), mode: 0o644)
         _ = try CardProfile.load(path: output)
-        for feature in dropped { Console.error("dropped: \(feature)") }
+        for feature in dropped { Console.error("dropped: \(DisplayText.escaped(feature))") }
+        for field in clamped { Console.error("clamped: \(DisplayText.escaped(field))") }
         if !capture.fromBase.isEmpty {
-            Console.error("not reported by the card, taken from \(base.name): \(capture.fromBase.joined(separator: ", "))")
+            Console.error("not reported by the card, taken from \(DisplayText.escaped(base.name)): \(capture.fromBase.joined(separator: ", "))")
         }
-        Console.output("wrote profile \(capture.profile.name) (\(capture.profile.versions.joined(separator: ", ")), AAGUID \(capture.profile.aaguid)) to \(output)")
+        let versions = DisplayText.escaped(capture.profile.versions.joined(separator: ", "))
+        Console.output("wrote profile \(capture.profile.name) (\(versions), AAGUID \(capture.profile.aaguid)) to \(output)")
         Console.error("the profile holds the card's identity only (getInfo, SELECT answer, ATR): for its behaviour too, "
                       + "'arculus-card pcsc probe' then 'arculus-card probe profile'")
         return ExitStatus.success
@@ -67,7 +72,7 @@ extension PCSCCommand {
             case .ctap2NotSupported:
                 throw PCSCCommandError("the card in \(reader) speaks U2F only (SELECT answered U2F_V2): a U2F-only card has no CTAP2 profile")
             case .ctap(let refusal):
-                throw PCSCCommandError("authenticatorGetInfo failed: \(refusal)")
+                throw PCSCCommandError("authenticatorGetInfo failed: \(DisplayText.escaped("\(refusal)"))")
             default:
                 throw PCSCCommandError("cannot read the card's authenticatorGetInfo: \(error)")
             }

@@ -1,4 +1,4 @@
-import ArculusFidoSDKFramework
+import ArculusFidoConnectors
 import CardProbe
 import CTAPClient
 import Foundation

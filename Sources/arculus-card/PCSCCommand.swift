@@ -63,9 +63,10 @@ enum PCSCCommand: Subcommand {
                 .valued("--out", "FILE", "(probe) Where to write the fingerprint (--output works too)."),
                 .flag("--strict", "(capture-profile) Refuse, writing nothing, when the card reports",
                       "anything the emulator cannot serve (exit 1)."),
-                .flag("--allow-writes", "(probe) This is a test card: run the writing part too (reset, PIN",
-                      "set, changed and blocked, credentials made and deleted, U2F",
-                      "registration) and end with a reset: the card ends blank."),
+                .flag("--allow-writes", "(probe) This is a test card: run the writing part too (reset, PIN set,",
+                      "changed and blocked, credentials, U2F registration), ending with a reset: the card",
+                      "ends blank. It stops before any PIN entry (exit 1) when the card refuses the first",
+                      "reset or keeps its PIN; its PINs are random for each run."),
                 .flag("--no-timing", "(probe) Do not time round trips."),
                 .valued("--base", "NAME|FILE", "(capture-profile) The profile the capture starts from: a built-in",
                         "name (\(CardProfile.builtInNames.joined(separator: ", "))) or a file. Default: \(CardProfile.default.name)."),
@@ -91,7 +92,9 @@ enum PCSCCommand: Subcommand {
                   maxCredentialCountInList, maxCredentialIdLength, transports, algorithms, minPINLength,
                   firmwareVersion and remainingDiscoverableCredentials (as residentKeyCapacity: capture a
                   card with no discoverable credentials on it). The profile is named captured-<first 8
-                  digits of the AAGUID>.
+                  digits of the AAGUID>. What the emulator cannot serve is dropped ('dropped: …' on
+                  stderr), and a number outside the range it serves is clamped to the nearest bound
+                  ('clamped: …'); both are noted in the profile's description. --strict refuses instead.
                 """),
                 .init(title: "EXAMPLES", body: """
                   arculus-card pcsc list

@@ -1,7 +1,8 @@
 import ArculusCard
-import ArculusFidoSDKFramework
+import ArculusFidoConnectors
 import CardProbe
 import CTAPClient
+import FIDOWire
 import Foundation
 import POSIXSupport
 
@@ -76,8 +77,8 @@ extension ProbeCommand {
         let learning = try ProfileLearning.learn(from: card, file: path)
         let (emulated, diff) = try compare(card, learning, path: path, rules: rules, timing: !options.flag("--no-timing"))
         if let output = options.value("--out") { try NewFile.replace(output, with: Array(emulated.text.utf8), mode: 0o644) }
-        for line in learning.switches { Console.output("the emulator's profile sets \(line.line)") }
-        for feature in learning.dropped { Console.output("the emulator's profile could not hold: \(feature)") }
+        for line in learning.switches { Console.output("the emulator's profile sets \(DisplayText.escaped(line.line))") }
+        for feature in learning.dropped { Console.output("the emulator's profile could not hold: \(DisplayText.escaped(feature))") }
         let report = DiffReport(diff: diff, labels: ("your card", "the emulator"), hint: { ProfileHint.hint(for: $0, learning: learning) })
         report.print(header: "your card (\(path)) against the emulator (profile \(learning.profile.name))")
         return diff.isEmpty ? ExitStatus.success : ExitStatus.failure

@@ -1,5 +1,6 @@
 import ArculusCard
 import CardProbe
+import FIDOWire
 import Foundation
 import POSIXSupport
 
@@ -16,22 +17,22 @@ extension ProbeCommand {
         let specOnly = options.flag("--spec-only")
         let learning = try ProfileLearning.learn(from: card, file: path, specOnly: specOnly)
         let profile = learning.profile
-        Console.output("learned profile \(profile.name) from \(path): \(profile.versions.joined(separator: ", ")), AAGUID \(profile.aaguid)")
-        Console.output("identity: getInfo, SELECT answer \(profile.selectResponse), ATR \(profile.atr)")
-        for feature in learning.features { Console.output("learned \(feature)") }
+        Console.output("learned profile \(profile.name) from \(path): \(DisplayText.escaped(profile.versions.joined(separator: ", "))), AAGUID \(profile.aaguid)")
+        Console.output("identity: getInfo, SELECT answer \(DisplayText.escaped(profile.selectResponse)), ATR \(DisplayText.escaped(profile.atr))")
+        for feature in learning.features { Console.output("learned \(DisplayText.escaped(feature))") }
         for line in learning.switches {
             let rule = line.isDeparture ? CardProfile.behaviourSwitch(line.field).map { " — a departure: \($0.room)" } ?? "" : ""
-            Console.output("set \(line.line)\(rule)")
+            Console.output("set \(DisplayText.escaped(line.line))\(rule)")
         }
         if specOnly {
             let all = try ProfileLearning.learn(from: card, file: path).switches.filter(\.isDeparture)
-            for line in all { Console.output("left out (--spec-only): \(line.line)") }
+            for line in all { Console.output("left out (--spec-only): \(DisplayText.escaped(line.line))") }
         }
-        for reason in learning.refused { Console.output("could not set \(reason)") }
+        for reason in learning.refused { Console.output("could not set \(DisplayText.escaped(reason))") }
         if !learning.fromBase.isEmpty {
             Console.output("not reported by the card, taken from \(CardProfile.default.name): \(learning.fromBase.joined(separator: ", "))")
         }
-        for feature in learning.dropped { Console.output("the profile could not hold: \(feature)") }
+        for feature in learning.dropped { Console.output("the profile could not hold: \(DisplayText.escaped(feature))") }
         let (_, diff) = try compare(card, learning, path: path, rules: rules, timing: !options.flag("--no-timing"))
         let report = DiffReport(diff: diff, labels: ("your card", "the emulator"), hint: { ProfileHint.hint(for: $0, learning: learning) })
         report.print(header: "the emulator with this profile against your card")

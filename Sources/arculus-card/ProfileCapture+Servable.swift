@@ -9,10 +9,12 @@ extension ProfileCapture {
     /// Drops from ``profile`` everything the emulator cannot serve and returns what it dropped, in
     /// words: the unimplemented versions, extensions, algorithms, transports and PIN protocols,
     /// features whose prerequisites the card lacks, and — comparing the emulator's getInfo with
-    /// the card's `reported` one — every member and option no profile field holds.
+    /// the card's `reported` one — every member and option no profile field holds; and what it
+    /// clamped: each number outside the range the emulator serves (``CardProfile/numericLimits``),
+    /// brought to the nearest bound.
     /// `checkingInfo` false leaves out the last comparison, for a caller that changes the profile
     /// further and compares at the end (``unexpressed(_:servedBy:known:)``).
-    mutating func makeServable(reported: CBORMap, checkingInfo: Bool = true) throws -> [String] {
+    mutating func makeServable(reported: CBORMap, checkingInfo: Bool = true) throws -> (dropped: [String], clamped: [String]) {
         var dropped: [String] = []
         func drop<T: Equatable>(_ list: inout [T], _ field: String, keeping keep: (T) -> Bool, _ why: String) {
             for value in list where !keep(value) { dropped.append("\(field): \(value) (\(why))") }
@@ -31,11 +33,12 @@ extension ProfileCapture {
         if profile.algorithms.isEmpty { profile.algorithms = [-7] }
         dropped += dropFeaturesWithoutPrerequisites()
         guard profile.supportsCTAP2 || profile.supportsU2F else {
-            throw PCSCCommandError("the card reports no protocol the emulator speaks (versions \(profile.versions))")
+            throw PCSCCommandError("the card reports no protocol the emulator speaks (versions \(DisplayText.escaped("\(profile.versions)")))")
         }
+        let clamped = profile.clampToLimits()
         try profile.validate()
-        if checkingInfo { dropped += try Self.unexpressed(reported, servedBy: profile, known: dropped) }
-        return dropped
+        if checkingInfo { dropped += try Self.unexpressed(reported, servedBy: profile, known: dropped + clamped) }
+        return (dropped, clamped)
     }
 
     /// Features that need another one the card lacks (CTAP 2.1 for permissions, authenticatorConfig
@@ -62,7 +65,6 @@ extension ProfileCapture {
             $0.largeBlobs = false
             $0.maxSerializedLargeBlobArray = 0
         }
-        if profile.largeBlobs && profile.maxSerializedLargeBlobArray < 1024 { profile.maxSerializedLargeBlobArray = 1024 }
         off(profile.alwaysUv != nil && !profile.authenticatorConfig, "alwaysUv", "needs authenticatorConfig") { $0.alwaysUv = nil }
         off(profile.setMinPINLength && !profile.authenticatorConfig, "setMinPINLength", "needs authenticatorConfig") { $0.setMinPINLength = false }
         off(profile.enterpriseAttestation && !profile.authenticatorConfig, "enterpriseAttestation", "needs authenticatorConfig") {
@@ -84,9 +86,6 @@ extension ProfileCapture {
             profile.extensions.removeAll { $0 == name }
         }
         if !profile.offers("credBlob") { profile.maxCredBlobLength = 0 }
-        profile.maxMsgSize = max(profile.maxMsgSize, 1024)
-        profile.maxPINLength = min(max(profile.maxPINLength, 4), 63)
-        profile.minPINLength = min(max(profile.minPINLength, 4), profile.maxPINLength)
         if profile.selectResponse != "FIDO_2_0" && profile.selectResponse != "U2F_V2" { profile.selectResponse = "FIDO_2_0" }
         return dropped
     }

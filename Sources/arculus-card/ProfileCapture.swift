@@ -25,22 +25,22 @@ struct ProfileCapture {
         profile.credentialManagement = info.options["credMgmt"] ?? false
         profile.pinUvAuthToken = info.options["pinUvAuthToken"] ?? false
         profile.makeCredUvNotRqd = info.options["makeCredUvNotRqd"] ?? false
-        if has(0x05, "maxMsgSize") { profile.maxMsgSize = try Self.integer(info.maxMessageSize, 0x05, "maxMsgSize") }
+        if has(0x05, "maxMsgSize") { profile.maxMsgSize = try Self.integer(reported, 0x05, "maxMsgSize") }
         if has(0x06, "pinUvAuthProtocols") {
             profile.pinUvAuthProtocols = try Self.all(info.pinUVAuthProtocols, reported, 0x06, "pinUvAuthProtocols")
         }
         if has(0x07, "maxCredentialCountInList") {
-            profile.maxCredentialCountInList = try Self.integer(info.maxCredentialCountInList, 0x07, "maxCredentialCountInList")
+            profile.maxCredentialCountInList = try Self.integer(reported, 0x07, "maxCredentialCountInList")
         }
         if has(0x08, "maxCredentialIdLength") {
-            profile.maxCredentialIdLength = try Self.integer(info.maxCredentialIDLength, 0x08, "maxCredentialIdLength")
+            profile.maxCredentialIdLength = try Self.integer(reported, 0x08, "maxCredentialIdLength")
         }
         if has(0x09, "transports") { profile.transports = try Self.all(info.transports, reported, 0x09, "transports") }
         if has(0x0A, "algorithms") { profile.algorithms = try Self.algorithms(reported[int: 0x0A]) }
-        if has(0x0D, "minPINLength") { profile.minPINLength = info.minPINLength }
-        if has(0x0E, "firmwareVersion") { profile.firmwareVersion = try Self.integer(info.firmwareVersion, 0x0E, "firmwareVersion") }
-        if let remaining = info.remainingDiscoverableCredentials {
-            profile.residentKeyCapacity = remaining
+        if has(0x0D, "minPINLength") { profile.minPINLength = try Self.integer(reported, 0x0D, "minPINLength") }
+        if has(0x0E, "firmwareVersion") { profile.firmwareVersion = try Self.integer(reported, 0x0E, "firmwareVersion") }
+        if reported[int: 0x14] != nil {
+            profile.residentKeyCapacity = try Self.integer(reported, 0x14, "remainingDiscoverableCredentials")
         } else {
             fromBase.append("residentKeyCapacity")
         }
@@ -76,10 +76,7 @@ struct ProfileCapture {
         func limit(_ key: Int, _ name: String, when present: Bool, base: Int) throws -> Int {
             guard present else { return 0 }
             guard isReported(key, name, in: reported) else { return base }
-            guard let value = reported[int: key]?.intValue else {
-                throw PCSCCommandError("getInfo \(name) (0x\(String(key, radix: 16))) is not an integer")
-            }
-            return value
+            return try Self.integer(reported, key, name)
         }
         profile.maxSerializedLargeBlobArray = try limit(0x0B, "maxSerializedLargeBlobArray", when: profile.largeBlobs,
                                                         base: profile.maxSerializedLargeBlobArray)
@@ -92,10 +89,14 @@ struct ProfileCapture {
         }
     }
 
-    /// A member the card reported, which ``AuthenticatorInfo`` could read as an integer.
-    private static func integer(_ value: Int?, _ key: Int, _ name: String) throws -> Int {
-        guard let value else { throw PCSCCommandError("getInfo \(name) (0x\(String(key, radix: 16))) is not an integer") }
-        return value
+    /// An integer member the card reported, as an `Int`: one beyond `Int`'s range is taken as its
+    /// bound (the profile's range clamps it anyway, saying so: ``CardProfile/clampToLimits()``).
+    private static func integer(_ reported: CBORMap, _ key: Int, _ name: String) throws -> Int {
+        switch reported[int: key] {
+        case .unsigned(let number)?: return Int(clamping: number)
+        case .negative(let number)?: return number < UInt64(Int.max) ? -1 - Int(number) : Int.min
+        default: throw PCSCCommandError("getInfo \(name) (0x\(String(key, radix: 16))) is not an integer")
+        }
     }
 
     /// A list member, refused when ``AuthenticatorInfo`` had to drop entries of the wrong type.

@@ -69,7 +69,8 @@ enum ProfileHint {
         }
         let top = member.split(separator: ".").first.map(String.init) ?? member
         if let why = learning.dropped.first(where: { $0.hasPrefix(member) || $0.hasPrefix(field) || $0.hasPrefix(top + ":") }) {
-            return "→ the profile field `\(field)` would hold this, but the profile had to drop it: \(why)"
+            let act = why.contains("(clamped to ") ? "clamp" : "drop"
+            return "→ the profile field `\(field)` would hold this, but the profile had to \(act) it: \(why)"
         }
         return "→ the profile field `\(field)` holds this: set it in a copy of the profile"
     }

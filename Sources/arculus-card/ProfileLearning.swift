@@ -63,7 +63,8 @@ struct ProfileLearning {
         learning.fromBase = capture.fromBase
         learning.identity(fingerprint, file: file)
         capture.profile = learning.profile
-        learning.dropped = try capture.makeServable(reported: reported, checkingInfo: false)
+        let (dropped, clamped) = try capture.makeServable(reported: reported, checkingInfo: false)
+        learning.dropped = dropped + clamped
         learning.profile = capture.profile
         learning.learnSwitches(fingerprint, specOnly: specOnly)
         try learning.profile.validate()

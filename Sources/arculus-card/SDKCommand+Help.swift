@@ -30,7 +30,9 @@ extension SDKCommand {
                       stderr. Codes are the vendor SDK's: 600 Tag Lost, 601 Unknown, 602 No Credentials,
                       603 User Not Found, 604 Signature Failed, 605 Device Reset Failed, 606 Keystore
                       Full, 607 Transmit Failed, 608 Get PIN Token Failed, 609 PIN Verification Failed;
-                      701 Cancelled is this SDK's own (the operation was stopped).
+                      this SDK's own: 701 Cancelled (the operation was stopped), 702 Relying Party
+                      Mismatch (--strict-rp, and the server named another RP ID). A flow's result
+                      names the RP ID the card signed for ("rpId").
                   64  a bad command line (unknown option, missing value).
                   65  a value the SDK refuses (see above), before the card is touched: {"error":
                       {"code": 700, "name": "Invalid Input", "kind": "invalidRPID", "parameter":
@@ -76,7 +78,12 @@ extension SDKCommand {
                 "trailing dot; not an IP address ('localhost' is fine). With",
                 "an origin, its host or a registrable suffix of it (a single",
                 "label such as 'com' is refused; without the Public Suffix",
-                "List, 'co.uk'-style suffixes are not)."),
+                "List, 'co.uk'-style suffixes are not). In the flows the",
+                "server (or backend) decides the RP, as in the vendor's apps:",
+                "--rp-id is only the fallback for one that names none."),
+        .flag("--strict-rp", "In the flows: sign for --rp-id only (then required); a server",
+              "or backend naming another RP ID is refused with 702 Relying",
+              "Party Mismatch before the card is touched."),
         .valued("--origin", "URL", "https://host[:port] exactly as clientDataJSON carries it:",
                 "lowercase, no default port, nothing after the port (no '/').",
                 "http only for localhost, *.localhost, 127.x.x.x and [::1].",
@@ -101,7 +108,9 @@ extension SDKCommand {
         .valued("--backend", "URL", "The backend following the sample servlet's JSON contract."),
         .valued("--backend-path", "PATH", "Default /fido/register (register-via-backend),",
                 "/fido/authenticate (authenticate-via-backend)."),
-        .valued("--timeout", "SECONDS", "HTTP timeout. Default 30."),
+        .valued("--timeout", "SECONDS", "The longest an HTTP call may take, answer included (above 0,",
+                "at most 3600). Default 30. No redirect is followed; an answer",
+                "is at most 1 MiB."),
     ]
 
     /// An operation's help lines: its options' usage (wrapped), its SDK name at the right of the

@@ -1,5 +1,6 @@
 import ArculusCard
-import ArculusFidoSDKFramework
+import ArculusFidoConnectors
+import ArculusSDK
 import Dispatch
 import Synchronization
 
@@ -24,6 +25,9 @@ enum SDKCommand: Subcommand {
         guard options.positionals.isEmpty else { throw UsageError("unexpected argument '\(options.positionals[0])'") }
         for required in operation.required where options.value(required) == nil {
             throw UsageError("\(name) needs \(required)")
+        }
+        if options.flag("--strict-rp"), options.value("--rp-id") == nil {
+            throw UsageError("\(name) --strict-rp needs --rp-id: the card signs for that RP ID only")
         }
         let connector: any CardConnector
         do {
@@ -68,8 +72,12 @@ enum SDKCommand: Subcommand {
             throw UsageError("say where the card is: --card-image FILE or --reader NAME")
         case (.some, .some):
             throw UsageError("--card-image and --reader exclude each other")
-        case (.some, nil):
+        case (let path?, nil):
             guard options.value("--wait-for-card") == nil else { throw UsageError("--wait-for-card goes with --reader") }
+            if let problem = CardFileCheck.imageProblem(path) { throw UsageError("--card-image \(path) \(problem)") }
+            if let profile = options.value("--profile"), let problem = CardFileCheck.profileProblem(profile) {
+                throw UsageError("--profile \(profile) \(problem)")
+            }
             let cardOptions = try CardOptions(options, image: "--card-image")
             var removeAfter: Int?
             if let text = options.value("--remove-card-after") {
@@ -81,6 +89,13 @@ enum SDKCommand: Subcommand {
             let connector: VirtualCardConnector
             do {
                 connector = VirtualCardConnector(card: try cardOptions.open())
+            } catch let error as CardImageError {
+                // A file that is not an image, or an image of another card than --profile asks
+                // for, is the command line's mistake; a locked, damaged or unreadable one is not.
+                switch error.reason {
+                case .notACardImage, .profileMismatch, .unsupportedVersion: throw UsageError("--card-image: \(error)")
+                default: throw CardUnavailable("cannot open the card image: \(error)")
+                }
             } catch {
                 throw CardUnavailable("cannot open the card image: \(error)")
             }

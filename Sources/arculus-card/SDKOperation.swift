@@ -64,13 +64,16 @@ struct SDKOperation: Sendable {
     // MARK: - The table
 
     private static let endpoints: [Option] = [.optional("--begin-endpoint", "PATH"), .optional("--complete-endpoint", "PATH"),
-                                              .optional("--timeout", "SECONDS")]
+                                              .optional("--timeout", "SECONDS", .fidoServerTimeout)]
     private static let pin = Option.required("--pin", "PIN", .pin)
     private static let username = Option.required("--username", "NAME", .username)
     private static let displayName = Option.optional("--display-name", "NAME", .displayName)
     private static let rpID = Option.required("--rp-id", "ID", .rpId)
     private static let challengeAndOrigin = [Option.required("--challenge", "B64URL", .challenge), .required("--origin", "URL", .origin)]
     private static let allowMismatch = Option.flag("--allow-rp-id-mismatch", .allowRPIDMismatch)
+    private static let strictRP = Option.flag("--strict-rp", .strictRP)
+    /// A flow's RP ID: the fallback for a server that names none (required with --strict-rp).
+    private static func flowRPID(_ parameter: ArculusFidoParameter) -> Option { .optional("--rp-id", "ID", parameter) }
 
     static let all: [SDKOperation] = [
         SDKOperation(name: "set-pin", operation: .setPin, label: "[setPin]", options: [pin], about: []) { run async throws(ArculusFidoError) in
@@ -120,51 +123,59 @@ struct SDKOperation: Sendable {
             let credentials = try await run.sdk.listCredentials(pin: run["--pin"], rpId: run.options.value("--rp-id"))
             return SDKOutput.credentials(credentials)
         },
-        SDKOperation(name: "info", operation: .cardInfo, label: nil, options: [], about: ["getInfo and the PIN retry counter."]) { run async throws(ArculusFidoError) in
-            let (info, retries) = try await run.sdk.cardInfo()
-            return SDKOutput.info(info, pinRetries: retries)
+        SDKOperation(name: "info", operation: .cardInfo, label: nil, options: [], about: ["getInfo and the card's answer to getPINRetries: pinRetries,",
+                             "or null and pinRetriesStatus (e.g. CTAP2_ERR_PIN_NOT_SET",
+                             "before a PIN is set)."]) { run async throws(ArculusFidoError) in
+            return SDKOutput.info(try await run.sdk.cardInfo())
         },
         SDKOperation(name: "register-user", operation: .registerUser, label: "[registerUser]",
-                     options: [.required("--server", "URL", .fidoServer), pin, username, displayName, .required("--rp-id", "ID", .relyingParty),
-                               .flag("--reset-device"), .optional("--registration-info", "TEXT"), allowMismatch] + endpoints,
+                     options: [.required("--server", "URL", .fidoServer), pin, username, displayName, flowRPID(.relyingParty),
+                               .flag("--reset-device"), .optional("--registration-info", "TEXT"), allowMismatch, strictRP] + endpoints,
                      about: ["Client-direct: the FIDO2 server's registration options, the",
-                             "card, the server's result endpoint (session cookies kept)."]) { run async throws(ArculusFidoError) in
+                             "card, the server's result endpoint (session cookies kept).",
+                             "The card signs for the server's RP ID (--rp-id only when it",
+                             "names none); --strict-rp refuses a server naming another."]) { run async throws(ArculusFidoError) in
             let result = try await run.sdk.throwing.registerUser(
                 fidoServer: run.server(registering: true), pin: run["--pin"], username: run["--username"],
-                displayName: run.displayName, relyingParty: run["--rp-id"], resetDevice: run.options.flag("--reset-device"),
-                registrationInfo: run.options.value("--registration-info"), allowRPIDMismatch: run.allowsMismatch)
+                displayName: run.displayName, relyingParty: run.options.value("--rp-id"), resetDevice: run.options.flag("--reset-device"),
+                registrationInfo: run.options.value("--registration-info"), allowRPIDMismatch: run.allowsMismatch, strictRP: run.isStrict)
             return run.success("Registration successful", SDKOutput.server(result))
         },
         SDKOperation(name: "authenticate-user", operation: .authenticateUser, label: "[authenticateUser]",
-                     options: [.required("--server", "URL", .fidoServer), pin, username, displayName,
-                               .required("--rp-id", "ID", .relyingParty), allowMismatch] + endpoints,
+                     options: [.required("--server", "URL", .fidoServer), pin, username, displayName, flowRPID(.relyingParty),
+                               allowMismatch, strictRP] + endpoints,
                      about: []) { run async throws(ArculusFidoError) in
             let result = try await run.sdk.throwing.authenticateUser(
                 fidoServer: run.server(registering: false), pin: run["--pin"], username: run["--username"],
-                displayName: run.displayName, relyingParty: run["--rp-id"], allowRPIDMismatch: run.allowsMismatch)
+                displayName: run.displayName, relyingParty: run.options.value("--rp-id"), allowRPIDMismatch: run.allowsMismatch,
+                strictRP: run.isStrict)
             return run.success("Authentication successful", SDKOutput.server(result))
         },
         SDKOperation(name: "register-via-backend", operation: .registerViaBackend, label: "(backend-proxied)",
-                     options: [.required("--backend", "URL", .backend), pin, username, displayName, rpID,
-                               .optional("--backend-path", "PATH"), .optional("--timeout", "SECONDS"), allowMismatch],
+                     options: [.required("--backend", "URL", .backend), pin, username, displayName, flowRPID(.rpId),
+                               .optional("--backend-path", "PATH"), .optional("--timeout", "SECONDS", .backendTimeout), allowMismatch, strictRP],
                      about: ["Phase 1 at the backend, phase 2 on the card, phase 3 at the",
-                             "backend; a refused phase 3 deletes the credential again."]) { run async throws(ArculusFidoError) in
+                             "backend; a refused phase 3 deletes the credential again. The",
+                             "card signs for the RP ID the backend names, as with register-user."]) { run async throws(ArculusFidoError) in
             let backend = ArculusBackendClient(baseUrl: run["--backend"],
                                                registerPath: run.options.value("--backend-path") ?? "/fido/register",
                                                timeout: run.timeout)
-            return try await run.sdk.registerViaBackend(backend: backend, pin: run["--pin"], username: run["--username"],
-                                                        displayName: run.displayName, rpId: run["--rp-id"],
-                                                        allowRPIDMismatch: run.allowsMismatch).text
+            let result = try await run.sdk.registerViaBackend(backend: backend, pin: run["--pin"], username: run["--username"],
+                                                              displayName: run.displayName, rpId: run.options.value("--rp-id"),
+                                                              allowRPIDMismatch: run.allowsMismatch, strictRP: run.isStrict)
+            return run.success("Registration successful", SDKOutput.server(result))
         },
         SDKOperation(name: "authenticate-via-backend", operation: .authenticateViaBackend, label: "(backend-proxied)",
-                     options: [.required("--backend", "URL", .backend), pin, username, rpID, .optional("--backend-path", "PATH"),
-                               .optional("--timeout", "SECONDS"), allowMismatch],
+                     options: [.required("--backend", "URL", .backend), pin, username, flowRPID(.rpId), .optional("--backend-path", "PATH"),
+                               .optional("--timeout", "SECONDS", .backendTimeout), allowMismatch, strictRP],
                      about: []) { run async throws(ArculusFidoError) in
             let backend = ArculusBackendClient(baseUrl: run["--backend"],
                                                authenticatePath: run.options.value("--backend-path") ?? "/fido/authenticate",
                                                timeout: run.timeout)
-            return try await run.sdk.authenticateViaBackend(backend: backend, pin: run["--pin"], username: run["--username"],
-                                                            rpId: run["--rp-id"], allowRPIDMismatch: run.allowsMismatch).text
+            let result = try await run.sdk.authenticateViaBackend(backend: backend, pin: run["--pin"], username: run["--username"],
+                                                                  rpId: run.options.value("--rp-id"), allowRPIDMismatch: run.allowsMismatch,
+                                                                  strictRP: run.isStrict)
+            return run.success("Authentication successful", SDKOutput.server(result))
         },
     ]
 }
@@ -185,6 +196,9 @@ struct SDKInvocation: Sendable {
 
     /// `--allow-rp-id-mismatch`.
     var allowsMismatch: Bool { options.flag("--allow-rp-id-mismatch") }
+
+    /// `--strict-rp`.
+    var isStrict: Bool { options.flag("--strict-rp") }
 
     /// The FIDO2 server of `--server`, with the endpoints the options name for this flow.
     func server(registering: Bool) -> ArculusFidoServer {

@@ -11,9 +11,11 @@ enum SDKOutput {
         return JSONValue.object(members).text
     }
 
-    /// A client-direct flow's ending: the credential and the server's answer.
+    /// A flow's ending: the RP ID the card signed for, the credential, and the server's (or
+    /// backend's) answer.
     static func server(_ result: ArculusFidoServerResult) -> [String: JSONValue] {
-        ["credentialId": .string(result.credentialId), "serverResponse": result.serverResponse, "httpStatus": .int(result.httpStatus)]
+        ["rpId": .string(result.rpId), "credentialId": .string(result.credentialId), "serverResponse": result.serverResponse,
+         "httpStatus": .int(result.httpStatus)]
     }
 
     /// `{"credentials": [{credentialId, rpId, userHandle, username, displayName}, …]}`.
@@ -21,8 +23,10 @@ enum SDKOutput {
         JSONValue.object(["credentials": .array(credentials.map(\.json))]).text
     }
 
-    /// getInfo as JSON, with the PIN retry counter when the card has a PIN.
-    static func info(_ info: AuthenticatorInfo, pinRetries: Int?) -> String {
+    /// getInfo as JSON, with what the card answers to getPINRetries: `pinRetries`, or, when it
+    /// refuses (a card without a PIN), `pinRetries: null` and the refusal in `pinRetriesStatus`.
+    static func info(_ card: CardInfo) -> String {
+        let info = card.info
         var members: [String: JSONValue] = [
             "versions": .array(info.versions.map(JSONValue.string)),
             "extensions": .array(info.extensions.map(JSONValue.string)),
@@ -30,8 +34,9 @@ enum SDKOutput {
             "options": .object(info.options.mapValues(JSONValue.bool)),
             "pinUvAuthProtocols": .array(info.pinUVAuthProtocols.map(JSONValue.int)),
             "minPINLength": .int(info.minPINLength),
+            "pinRetries": card.pinRetries.map(JSONValue.int) ?? .null,
         ]
-        if let pinRetries { members["pinRetries"] = .int(pinRetries) }
+        if let refusal = card.pinRetriesRefusal { members["pinRetriesStatus"] = .string(refusal.name) }
         if let remaining = info.remainingDiscoverableCredentials { members["remainingDiscoverableCredentials"] = .int(remaining) }
         if let size = info.maxMessageSize { members["maxMsgSize"] = .int(size) }
         return JSONValue.object(members).text

@@ -18,7 +18,8 @@ enum ServeCommand: Subcommand {
             usage: ["arculus-card serve [--card FILE]... | [--cards N] [--profile NAME|FILE] [--vpcd HOST:PORT] [--slot N]",
                     "                   [--busy-first] [--tap-delay SECONDS] [--pid-file FILE] [--verbose]",
                     "                   [--seed HEX] [--record FILE] | --stand-in FILE",
-                    "                   [--control PATH | --no-control] [--timing off|realistic]"],
+                    "                   [--control PATH | --no-control] [--control-timeout SECONDS]",
+                    "                   [--timing off|realistic]"],
             about: """
             Connects the emulated card to the vpcd driver of pcscd (Debian package vsmartcard-vpcd),
             so that it appears in the reader 'Virtual PCD 00 00' (slot 0) or 'Virtual PCD 00 01'
@@ -72,12 +73,20 @@ enum ServeCommand: Subcommand {
                 .valued("--control", "PATH", "The control socket that 'arculus-card ctl' (or any program writing",
                         "JSON lines to it) uses to steer the card while it runs: tap,",
                         "remove/insert, faults, PIN, counter, credentials, timing. A Unix",
-                        "socket, mode 0600, owner only; never on the network. Default:",
-                        "$XDG_RUNTIME_DIR/arculus-card-<slot>.sock, or without",
-                        "XDG_RUNTIME_DIR /tmp/arculus-card-<uid>-<port>.sock. The default",
-                        "socket is skipped with a warning if it cannot be made; an",
-                        "explicit --control that cannot be made is an error."),
+                        "socket, mode 0600, owner only; never on the network; PATH's",
+                        "directory must be yours and writable by nobody else. Default: a",
+                        "new private directory (mode 0700) in $XDG_RUNTIME_DIR, or else in",
+                        "$TMPDIR or /tmp, its path printed and recorded in",
+                        "$XDG_RUNTIME_DIR/arculus-card/port-<port>, or else in",
+                        "arculus-card-<uid>/port-<port> in $TMPDIR or /tmp, where",
+                        "'ctl --slot N' finds it. A socket that cannot be made (or",
+                        "recorded) is an error; --no-control serves without one."),
                 .flag("--no-control", "No control socket."),
+                .valued("--control-timeout", "SECONDS", "How long a control request may wait for the card (default 10).",
+                        "One it has not started by then is withdrawn (ctl: nothing was",
+                        "changed); one it started and has not finished is answered 'it may",
+                        "still have been carried out'. Also how long a control client may",
+                        "leave an answer unread before it is disconnected."),
                 .valued("--timing", "NAME", "How long operations take: off (default, as fast as possible) or",
                         "realistic (about a physical card: ~110 ms per signature, ~200 ms",
                         "per key generation, ~55 ms per PIN operation, ~4 ms per APDU;",
@@ -96,16 +105,19 @@ enum ServeCommand: Subcommand {
                                        <reader> (<host:port>)' each time a card is put on the reader; the
                                        reader's name comes from /etc/reader.conf.d ('the reader on port N'
                                        when no entry there has the port).
-                  stderr               State changes (waiting for the driver, card removed), every
+                  stderr               State changes (waiting for the driver, card removed, and the
+                                       control requests that move the card: 'control: remove: …'), every
                                        injected fault as it acts ('! fault injected: …') and, with
                                        --verbose, the APDU trace and each control request; with several
-                                       cards each line starts with '[<reader>] '.
+                                       cards each line starts with '[<reader>] '. A control socket that
+                                       cannot be made ends serve at once, status 1, with one line
+                                       'arculus-card serve: no control channel: …'.
                 """),
                 .init(title: "EXAMPLES", body: """
                   arculus-card serve --card ~/arculus.card
                   arculus-card serve --slot 1 --profile arculus-fido2 --verbose
                   kill -USR1 $(cat /run/arculus.pid)    # with --pid-file /run/arculus.pid
-                  arculus-card serve --slot 1 --control /tmp/card.sock --timing realistic
+                  arculus-card serve --slot 1 --control ~/card.sock --timing realistic
                   arculus-card serve --card a.img --card b.img --card c.img --card d.img   # 4 readers
                   arculus-card ctl --slot 3 status       # the card on the 4th reader
                 """),
@@ -148,16 +160,16 @@ enum ServeCommand: Subcommand {
             let label = cards.count > 1 ? ServeTrace.readerName(for: endpoint) : nil
             let bridge = VPCDBridge(card: card.readerCard, endpoint: endpoint,
                                     trace: ServeTrace.hook(endpoint: endpoint, verbose: options.verbose, label: label))
-            Console.error("arculus-card serve: \(card.name) for vpcd at \(endpoint)")
             card.emulated?.control.onLeaveField = { away in bridge.removeAndTap(after: away) }
             do {
-                if let channel = try startControlChannel(card, bridge: bridge, endpoint: endpoint, options) {
+                if let channel = try startControlChannel(card, bridge: bridge, endpoint: endpoint, label: label, options) {
                     controlChannels.append(channel)
                 }
             } catch {
-                Console.error("arculus-card serve: \(error)")
+                Console.error("arculus-card serve: no control channel: \(error)")
                 return ExitStatus.failure
             }
+            Console.error("arculus-card serve: \(card.name) for vpcd at \(endpoint)")
             bridges.append(bridge)
         }
 
@@ -182,25 +194,23 @@ enum ServeCommand: Subcommand {
         return ExitStatus.success
     }
 
-    /// The control channel, started; nil with --no-control, or when the default socket cannot
-    /// be made (a warning). An explicit --control that cannot be made is an error.
-    private static func startControlChannel(_ card: ServedCard, bridge: VPCDBridge, endpoint: VPCDEndpoint,
+    /// The control channel, started; nil with --no-control. One that cannot be made, at the
+    /// default place or at --control, is an error: serve never runs with a control socket the
+    /// user cannot trust or reach.
+    private static func startControlChannel(_ card: ServedCard, bridge: VPCDBridge, endpoint: VPCDEndpoint, label: String?,
                                             _ options: ServeOptions) throws -> ControlChannel? {
-        let path: String
+        let handler = ControlChannelHandler(card: card.emulated, bridge: bridge)
+        let prefix = label.map { "[\($0)] " } ?? ""
+        if options.verbose { handler.trace = { Console.error(prefix + $0) } }
+        handler.log = { Console.error(prefix + $0) }
+        let executor: ControlChannel.Executor = { bridge.perform($0) }
+        let channel: ControlChannel
         switch options.control {
         case .none: return nil
-        case .defaultPath: path = ControlChannel.defaultPath(for: endpoint)
-        case .path(let explicit): path = explicit
-        }
-        let handler = ControlChannelHandler(card: card.emulated, bridge: bridge)
-        if options.verbose { handler.trace = { Console.error($0) } }
-        let channel: ControlChannel
-        do {
-            channel = try ControlChannel(path: path, handler: handler) { bridge.perform($0) }
-        } catch {
-            guard case .defaultPath = options.control else { throw error }
-            Console.error("arculus-card serve: no control channel: \(error)")
-            return nil
+        case .defaultPath:
+            channel = try ControlChannel(defaultFor: endpoint, handler: handler, requestTimeout: options.controlTimeout, executor: executor)
+        case .path(let path):
+            channel = try ControlChannel(path: path, handler: handler, requestTimeout: options.controlTimeout, executor: executor)
         }
         channel.start()
         Console.output("control channel at \(channel.path)")

@@ -18,14 +18,17 @@ struct ServeOptions {
     var tapDelay: Duration
     var pidFile: String?
     var verbose: Bool
-    /// `--control PATH`, the default socket, or none (`--no-control`).
+    /// `--control PATH`, the default socket, or none (`--no-control`). A socket that cannot be
+    /// made is an error either way.
     var control: Control
+    /// `--control-timeout`: how long a control request may wait for the card.
+    var controlTimeout: Duration
 
-    enum Control {
+    enum Control: Equatable {
         case none
-        /// The default path for the endpoint: skipped with a warning when it cannot be made.
+        /// The default socket for the endpoint: in a new private directory, recorded for `ctl`.
         case defaultPath
-        /// An explicit path: an error when it cannot be made.
+        /// An explicit path.
         case path(String)
     }
 
@@ -62,6 +65,11 @@ struct ServeOptions {
         case (false, let path?): control = .path(path)
         case (false, nil): control = .defaultPath
         }
+        controlTimeout = try options.duration("--control-timeout") ?? .seconds(10)
+        if case .none = control, options.value("--control-timeout") != nil {
+            throw UsageError("--control-timeout is for the control socket; --no-control has none")
+        }
+        guard controlTimeout >= .milliseconds(100) else { throw UsageError("--control-timeout wants at least 0.1 seconds") }
         record = options.value("--record")
         standIn = options.value("--stand-in")
         let first = cards[0]

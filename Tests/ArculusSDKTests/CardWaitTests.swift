@@ -28,7 +28,7 @@ struct CardWaitTests {
         let hang = Hang()
         let sdk = ArculusFido(card: NeverPresented(hang: hang), timeouts: Self.short)
         let error = await Fixture.error { try await sdk.throwing.setPin(pin: Fixture.pin) }
-        #expect(error == ArculusFidoError(.tagLost, "setPin: the card left the reader (no card was presented within 1 s); hold it on the reader and try again"))
+        #expect(error == ArculusFidoError(.tagLost, "setPin: no card on the reader (none was presented within 1 s); put the card on the reader and try again"))
         hang.release()
     }
 
@@ -67,7 +67,7 @@ struct CardWaitTests {
     @Test("cancelling while a server keeps the SDK waiting: 701, nothing registered")
     func cancelDuringHTTP() async throws {
         let (sdk, connector) = try await Fixture.sdkWithPIN()
-        let silent = try SilentServer()
+        let silent = try TestHTTPServer { _ in .silence }
         let server = ArculusFidoServer(domain: "http://localhost:\(silent.port)")
         let task = Task {
             await Fixture.error {
@@ -75,7 +75,7 @@ struct CardWaitTests {
                                                         relyingParty: "localhost")
             }
         }
-        try await silent.waitForConnection()
+        try await silent.waitForRequest()
         task.cancel()
         let error = await task.value
         #expect(error == ArculusFidoError(.cancelled, "registerUser: registration begin: cancelled while waiting for http://localhost:\(silent.port)/fidoapi/certify/attestation/options"))
@@ -169,43 +169,5 @@ struct NeverPresented: CardConnector {
             }
         }
         throw .cardRemoved("released")
-    }
-}
-
-/// A TCP listener on the loopback that takes connections and never answers.
-final class SilentServer: @unchecked Sendable {
-    let port: Int
-    private let socket: Int32
-
-    init() throws {
-        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, $0, &length) == 0
-            }
-        }
-        guard bound else {
-            close(listener)
-            throw POSIXError(.EADDRINUSE)
-        }
-        socket = listener
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit {
-        close(socket)
-    }
-
-    /// Until a client has connected (accepted, then left unanswered).
-    func waitForConnection() async throws {
-        let socket = socket
-        _ = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            DispatchQueue.global().async { continuation.resume(returning: accept(socket, nil, nil)) }
-        }
     }
 }

@@ -10,9 +10,13 @@ struct PINAndResetTests {
     func setPin() async throws {
         let connector = try CardUnderTest()
         let sdk = ArculusFido(card: connector)
+        let blank = try await sdk.cardInfo()
+        #expect(blank.pinRetries == nil && blank.pinRetriesRefusal == .pinNotSet && blank.info.isPINSet == false,
+                "what the card answers to getPINRetries before a PIN is set")
         #expect(await sdk.setPin(pin: Fixture.pin) == "PIN set")
         #expect(connector.card.pinState.isSet)
-        #expect(try await sdk.cardInfo().pinRetries == 8)
+        let set = try await sdk.cardInfo()
+        #expect(set.pinRetries == 8 && set.pinRetriesRefusal == nil)
         let error = await Fixture.error { try await sdk.throwing.setPin(pin: "654321") }
         #expect(error == ArculusFidoError(.unknown, "setPin: the card already has a PIN; change it with changePin(oldPin:newPin:), or erase the card with resetDevice(pin:)"))
     }

@@ -28,7 +28,7 @@ struct SeedShapeTests {
         )
         #expect(registration.hasPrefix("601 Unknown: registerUser: registration begin: cannot reach http://127.0.0.1:9/fidoapi/certify/attestation/options: "),
                 "\(registration)")
-        #expect(connector.taps == 2, "the card was tapped before the server was asked")
+        #expect(connector.taps == 1, "only setPin tapped the card: the server is asked before the card, and it did not answer")
         #expect(connector.card.credentials.isEmpty)
 
         let authentication = await arculusFido.authenticateUser(

@@ -41,7 +41,8 @@ struct TransportErrorTests {
         #expect(await Fixture.error { _ = try await sdk.cardInfo() }
             == ArculusFidoError(.tagLost, "cardInfo: the card left the reader (the card left the field); hold it on the reader and try again"))
         let error = await Fixture.error { try await sdk.throwing.setPin(pin: Fixture.pin) }
-        #expect(error == ArculusFidoError(.tagLost, "setPin: the card left the reader (no card in the field); hold it on the reader and try again"))
+        #expect(error == ArculusFidoError(.tagLost, "setPin: no card on the reader (no card in the field); put the card on the reader and try again"),
+                "a card that is not there when the tap begins did not leave")
     }
 
     @Test("a reader failure that is not a removal: 607 Transmit Failed")
@@ -102,6 +103,7 @@ struct TransportErrorTests {
             {"error":{"code":608,"ctapStatus":"CTAP2_ERR_PIN_INVALID","ctapStatusCode":49,"message":"registerCardOnly: the PIN is wrong (CTAP2_ERR_PIN_INVALID); 7 attempts left before the card blocks its PIN","name":"Get PIN Token Failed","pinRetries":7}}
             """)
         #expect(error.description.hasPrefix("608 Get PIN Token Failed: registerCardOnly: "))
-        #expect(ArculusFidoErrorCode.allCases.map(\.rawValue) == Array(600...609) + [700, 701], "the vendor's codes and this SDK's own")
+        #expect(ArculusFidoErrorCode.allCases.map(\.rawValue) == Array(600...609) + [700, 701, 702], "the vendor's codes and this SDK's own")
+        #expect(ArculusFidoErrorCode.relyingPartyMismatch.description == "702 Relying Party Mismatch")
     }
 }

@@ -22,11 +22,12 @@ struct ProbeBatteryTests {
 
     @Test("a fingerprint holds no secret: two cards with different secrets give the same file; no PIN, PIN hash or long hex in it")
     func noSecret() throws {
-        let first = try Probing.fingerprint(of: try VirtualCard(entropy: .seeded([1])), writes: true)
-        let second = try Probing.fingerprint(of: try VirtualCard(entropy: .seeded([2])), writes: true)
+        let pins = ProbePINs(pin: "24681357", changedPIN: "13572468", wrongPIN: "99999999")
+        let first = try Probing.fingerprint(of: try VirtualCard(entropy: .seeded([1])), writes: true, pins: pins)
+        let second = try Probing.fingerprint(of: try VirtualCard(entropy: .seeded([2])), writes: true, pins: pins)
         #expect(first.text == second.text)
         let text = first.text
-        for pin in ["24681357", "13572468"] {
+        for pin in [pins.pin, pins.changedPIN] {
             #expect(!text.contains(pin))
             #expect(!text.contains(Hex.string(SHA256.hash(Array(pin.utf8)).prefix(16))))
         }

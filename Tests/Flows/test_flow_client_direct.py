@@ -29,7 +29,7 @@ def test_register_then_authenticate(card, fido_server):
     result = card.sdk("register-user", *server_args(fido_server, "--username", "alice", "--display-name", "Alice",
                                                     "--registration-info", "flow test device")).ok()
     assert result == {"status": "success", "operation": "register-user", "message": "Registration successful",
-                      "credentialId": websafe_encode(fido_server.registered[0]), "httpStatus": 200,
+                      "rpId": RP_ID, "credentialId": websafe_encode(fido_server.registered[0]), "httpStatus": 200,
                       "serverResponse": {"status": "ok", "errorMessage": ""}}
     assert fido_server.formats == ["packed"], "the packed attestation chained to the emulator root"
     account = fido_server.accounts["alice"]
@@ -51,7 +51,7 @@ def test_register_then_authenticate(card, fido_server):
 
     signed = card.sdk("authenticate-user", *server_args(fido_server, "--username", "alice", "--display-name", "Alice")).ok()
     assert signed == {"status": "success", "operation": "authenticate-user", "message": "Authentication successful",
-                      "credentialId": result["credentialId"], "httpStatus": 200, "serverResponse": {"status": "ok", "errorMessage": ""}}
+                      "rpId": RP_ID, "credentialId": result["credentialId"], "httpStatus": 200, "serverResponse": {"status": "ok", "errorMessage": ""}}
     assert fido_server.authenticated == fido_server.registered
     assert bodies(fido_server, "/assertion/options") == [{"username": "alice", "userVerification": "required"}], \
         "no displayName in the assertion options request"
@@ -129,17 +129,18 @@ def test_reset_device_before_registering(card, fido_server):
 
 
 def test_card_taken_away_mid_flow_is_600(make_card, fido_server):
-    """The card is tapped (SELECT, getInfo), then taken away while the FIDO2 server prepares its
-    options: pcsc: SIGUSR1 to serve with a long --tap-delay from the server's options handler;
-    image: the card leaves the field after those two APDUs (--remove-card-after 2)."""
+    """The server is asked first, then the card is tapped. pcsc: the card is taken away while the
+    FIDO2 server prepares its options (SIGUSR1 to serve, with a long --tap-delay, from the
+    server's options handler), and the SDK, told not to wait, finds no card on the reader; image:
+    the card leaves the field after SELECT and getInfo (--remove-card-after 2), mid-registration."""
     card = make_card(tap_delay=6)
     card.set_pin()
-    card_args = card.taken_away_at_options(fido_server)
+    card_args = card.taken_away_at_options(fido_server, waits=False)
     result = card.sdk("register-user", *server_args(fido_server, "--username", "alice"), card_args=card_args)
     error = result.failed(600)
-    assert error["message"].startswith("sdk register-user: the card left the reader ("), error["message"]
     if card.mode == "pcsc":
-        assert "SCARD_W_REMOVED_CARD" in error["message"] or "SCARD_E_NO_SMARTCARD" in error["message"], error["message"]
+        assert error["message"].startswith("sdk register-user: no card on the reader ("), error["message"]
+        assert "SCARD_E_NO_SMARTCARD" in error["message"] or "SCARD_W_REMOVED_CARD" in error["message"], error["message"]
     else:
         assert error["message"] == ("sdk register-user: the card left the reader (the card left the field); hold it on "
                                     "the reader and try again")

@@ -240,3 +240,58 @@ def test_capture_profile_of_a_card_with_features_the_emulator_lacks_writes_the_n
                                   "profile captured-00112233 is invalid: versions: FIDO_2_2 is not implemented "
                                   "(this build speaks U2F_V2, FIDO_2_0, FIDO_2_1_PRE, FIDO_2_1)\n")
         assert not strict.exists()
+
+
+# A hostile card: numbers no profile can hold (maxMsgSize 2^63 − 1, negative counts, more key
+# bytes than a credential ID carries) beside features the emulator has.
+HOSTILE_INFO = {
+    1: ["U2F_V2", "FIDO_2_0", "FIDO_2_1"], 2: ["credProtect", "hmac-secret", "credBlob", "largeBlobKey"],
+    3: bytes.fromhex("0badc0de0badc0de0badc0de0badc0de"),
+    4: {"rk": True, "up": True, "clientPin": False, "pinUvAuthToken": True, "credMgmt": True, "largeBlobs": True},
+    5: 2**63 - 1, 6: [2, 1], 7: -5, 8: 128, 9: ["nfc"], 10: [{"alg": -7, "type": "public-key"}],
+    11: 2**40, 13: 4, 14: 5, 15: 100000, 20: -3,
+}
+
+
+def test_capture_profile_of_a_hostile_card_clamps_each_number_and_says_so(pcsc_reader, tmp_path):
+    import record_fixtures
+
+    transcript = tmp_path / "stand-in.transcript"
+    stand_in_transcript(transcript, HOSTILE_INFO)
+    with record_fixtures.served(["--stand-in", str(transcript)], tmp_path) as served:
+        output = tmp_path / "captured.json"
+        result = tool("pcsc", "capture-profile", "--reader", served.reader, "--wait", "10", "--output", str(output))
+        clamped = [line for line in result.stderr.splitlines() if line.startswith("clamped: ")]
+        assert clamped == [
+            "clamped: maxMsgSize: 9223372036854775807 (clamped to 65535: the emulator serves 1024...65535, CTAP 2.1 §6.4 "
+            "asks at least 1024; an extended APDU carries at most 65535 bytes)",
+            "clamped: maxCredentialCountInList: -5 (clamped to 1: the emulator serves 1...255, at least one credential; at most 255)",
+            "clamped: residentKeyCapacity: -3 (clamped to 0: the emulator serves 0...1000000, the emulator keeps at most a "
+            "million discoverable credentials)",
+            "clamped: maxSerializedLargeBlobArray: 1099511627776 (clamped to 1048576: the emulator serves 1024...1048576, "
+            "CTAP 2.1 §6.10 asks at least 1024; the emulator keeps at most 1 MiB)",
+            "clamped: maxCredBlobLength: 100000 (clamped to 255: the emulator serves 32...255, CTAP 2.1 §12.2 asks at least 32; "
+            "a credential ID carries at most 255)",
+        ]
+        captured = json.loads(output.read_text())
+        assert (captured["maxMsgSize"], captured["maxCredentialCountInList"], captured["residentKeyCapacity"]) == (65535, 1, 0)
+        assert (captured["maxSerializedLargeBlobArray"], captured["maxCredBlobLength"]) == (1048576, 255)
+        assert captured["description"].endswith(
+            "; clamped to what the emulator serves: " + "; ".join(line[len("clamped: "):] for line in clamped))
+        # --strict refuses instead, naming the first number out of range; nothing written.
+        strict = tmp_path / "strict.json"
+        refused = tool("pcsc", "capture-profile", "--reader", served.reader, "--output", str(strict), "--strict", check=False)
+        assert refused.returncode == 1
+        assert refused.stderr == (
+            "arculus-card pcsc: the card's answers do not make a profile the emulator can serve: profile captured-0badc0de is "
+            "invalid: maxMsgSize is 9223372036854775807, outside 1024...65535 (CTAP 2.1 §6.4 asks at least 1024; an extended "
+            "APDU carries at most 65535 bytes)\n")
+        assert not strict.exists()
+
+    # The captured profile served: a large-blob read at offset 116 for 2^63 − 65 bytes (no PIN needed)
+    # is CTAP1_ERR_INVALID_LENGTH, and the card goes on answering.
+    with record_fixtures.served(["--profile", str(output)], tmp_path) as served:
+        read = "80108000" + "0F" + "0CA2011B7FFFFFFFFFFFFFBF031874" + "00"
+        lines = tool("pcsc", "send", "--reader", served.reader, "--wait", "10", SELECT, read, GET_INFO).stdout.splitlines()
+        assert lines[3] == "< 039000"
+        assert lines[5].startswith("< 00") and lines[5].endswith("9000")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -286,6 +287,34 @@ def test_with_allow_writes_the_card_ends_reset(served, tmp_path):
     _, credentials, pin = image_state(image)
     assert credentials["credentials"] == []
     assert pin["pin"]["isSet"] is False and pin["pin"]["retries"] == 8
+
+
+def test_a_card_that_refuses_the_reset_stops_the_writing_part_before_any_pin_entry(served, tmp_path):
+    """A real card refuses authenticatorReset more than 10 s after power-up: the writing part then
+    stops before any PIN entry (exit 1, no fingerprint), and the user's PIN — the README's old
+    example PIN, once the probe's own — its retries and its credential stay as they were."""
+    image = tmp_path / "card-0" / "card.image"
+    card = served(image_args=["--pin", "24681357", "--retries", "5",
+                              "--credential", "rp=user.example,user=alice,discoverable=yes"])
+    card.ctl("fault", "add", "--command", "reset", "--ctap-error", "0x30")
+    before = hashlib.sha256(image.read_bytes()).hexdigest()
+    out = tmp_path / "card.json"
+    result = probe(card.reader, out, "--allow-writes", "--no-timing", expect=1)
+    counts = re.search(r"\((\d+) read-only\s+entries, (\d+) more with --allow-writes\)", tool("probe", "--help").stdout)
+    read_only, total = int(counts[1]), int(counts[1]) + int(counts[2])
+    assert result.stderr == (
+        f"arculus-card pcsc: the card in {card.reader}: the writing part stopped at entry {read_only + 1} of {total}, "
+        "before any PIN entry: authenticatorReset answered CTAP2_ERR_NOT_ALLOWED (a card allows it only just after "
+        "power-up: take the card off the reader, put it back and probe again at once); the card is unchanged apart "
+        "from the reset; no fingerprint written\n")
+    assert not out.exists()
+    faults = card.ctl("fault", "list")
+    assert [entry["command"] for entry in faults["log"]] == ["reset"], "the reset was the only write sent"
+    assert card.stop() == 0
+    digest, credentials, pin = image_state(image)
+    assert digest == before
+    assert pin["pin"]["isSet"] is True and pin["pin"]["retries"] == 5
+    assert [(entry["rpId"], entry["userName"]) for entry in credentials["credentials"]] == [("user.example", "alice")]
 
 
 # --- Known departures, made with the emulator's own knobs --------------------------------------

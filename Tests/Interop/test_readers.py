@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import struct
@@ -147,8 +148,12 @@ def test_several_cards_in_one_serve(pcsc_reader, tmp_path):
             present = sorted(line for line in lines if line.startswith("card present on"))
             assert present == sorted(f"card present on {reader} (127.0.0.1:{VPCD_BASE_PORT + slot})"
                                      for slot, reader in zip(slots, readers)), lines
-            assert sorted(line for line in lines if line.startswith("control channel at")) == sorted(
-                f"control channel at {runtime}/arculus-card-{slot}.sock" for slot in slots)
+            # Each card's socket in a private directory of its own, recorded where ctl --slot looks.
+            sockets = sorted(line[len("control channel at "):] for line in lines if line.startswith("control channel at"))
+            assert [re.fullmatch(rf"{re.escape(str(runtime))}/arculus-card\.\w{{6}}/port-(\d+)\.sock", path) is not None
+                    for path in sockets] == [True] * len(slots), sockets
+            assert sorted((runtime / "arculus-card" / f"port-{VPCD_BASE_PORT + slot}").read_text().strip()
+                          for slot in slots) == sockets
             for reader in readers:
                 wait_card_seen(reader, present=True)
 

@@ -410,15 +410,38 @@ def test_remove_and_insert(serve_double):
     while not _reader_event_state(served.reader) & scard.SCARD_STATE_EMPTY:
         assert time.monotonic() < deadline, "pcscd never saw the card go"
         time.sleep(0.05)
-    assert served.ctl("status")["onReader"] is False
+    status = served.ctl("status")
+    assert (status["onReader"], status["inField"]) == (False, False), "a card off its reader is out of the field"
+    assert "control: remove: the card is off the reader until 'insert'\n" in served.stderr()
     time.sleep(0.6)
     assert _reader_event_state(served.reader) & scard.SCARD_STATE_EMPTY, "held off the reader"
     served.ctl("insert")
     served.wait_present(2)
+    assert "control: insert: the card is put back on the reader\n" in served.stderr()
+    status = served.ctl("status")
+    assert (status["onReader"], status["inField"]) == (True, True)
     served.ctl("tap", "--delay", "0.6")
     served.wait_present(3)
+    assert "control: tap: the card leaves the reader and is back after 0.6 s\n" in served.stderr()
     device = served.device()
     device.close()
+
+
+def test_credentials_remove_echoes_the_id_as_typed(serve_double):
+    """An ID that is valid base64url or hex but on no credential is named as the user wrote it;
+    one that is neither is a usage error naming it."""
+    served = serve_double()
+    tail = "; non-discoverable credentials are not stored on the card, so they cannot be removed"
+    for typed, read in (("nope", "base64url: 3 bytes, hex 9e8a5e"), ("0a0b", "hex: 2 bytes")):
+        result = subprocess.run([served.ctl.binary, "ctl", "--control", served.ctl.path, "credentials", "remove", "--id", typed],
+                                capture_output=True, text=True, timeout=30)
+        message = f"no discoverable credential on the card has the ID '{typed}' (read as {read}){tail}"
+        assert (result.returncode, json.loads(result.stdout), result.stderr) == (
+            1, {"ok": False, "error": message}, f"arculus-card ctl: {message}\n")
+    result = subprocess.run([served.ctl.binary, "ctl", "--control", served.ctl.path, "credentials", "remove", "--id", "no!pe"],
+                            capture_output=True, text=True, timeout=30)
+    assert (result.returncode, result.stdout) == (64, "")
+    assert result.stderr.startswith("arculus-card ctl: --id wants a credential ID in base64url or hex, not 'no!pe'\n")
 
 
 def test_control_socket_is_owner_only_json_lines(serve_double):

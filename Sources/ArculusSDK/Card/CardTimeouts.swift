@@ -1,5 +1,6 @@
 /// How long the SDK waits for the card: for it to be presented, and for each of its answers.
-/// Every wait also ends when the task that runs the operation is cancelled (701 Cancelled).
+/// Every wait also ends when the task that runs the operation is cancelled (701 Cancelled). A
+/// wait longer than a day is a day.
 ///
 /// ```swift
 /// let sdk = ArculusFido(card: connector, timeouts: CardTimeouts(tap: .seconds(10), answer: .seconds(5)))
@@ -17,6 +18,15 @@ public struct CardTimeouts: Equatable, Sendable {
     public init(tap: Duration = .seconds(30), answer: Duration = .seconds(15)) {
         self.tap = tap
         self.answer = answer
+    }
+
+    /// The longest wait the SDK makes (a day): a longer one given is a day, so that no deadline
+    /// computed from it overflows the clock.
+    static let longest = Duration.seconds(86_400)
+
+    /// `duration`, at least zero and at most ``longest``.
+    static func bounded(_ duration: Duration) -> Duration {
+        min(max(duration, .zero), longest)
     }
 
     /// `Duration` as a person reads it: `30 s`, `0.5 s`.

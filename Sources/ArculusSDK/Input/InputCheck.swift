@@ -24,6 +24,19 @@ struct InputCheck {
         if let problem = RelyingPartyID.problem(id) { throw refusal(.invalidRPID, parameter, value: id, "\(problem)") }
     }
 
+    /// The caller's RP ID in a flow: the fallback for a server that names none, so it may be
+    /// left out, except in strict RP mode, where the card signs for it alone.
+    func relyingParty(_ id: String?, _ parameter: ArculusFidoParameter, strict: Bool) throws(ArculusFidoError) {
+        guard let id else {
+            guard !strict else {
+                throw refusal(.invalidRPID, parameter, value: nil,
+                              "is needed with \(ArculusFidoParameter.strictRP, of: operation): the card signs for that RP ID only")
+            }
+            return
+        }
+        try rpID(id, parameter)
+    }
+
     func origin(_ text: String, _ parameter: ArculusFidoParameter = .origin) throws(ArculusFidoError) -> WebOrigin {
         let (origin, problem) = WebOrigin.parse(text)
         guard let origin else { throw refusal(.invalidOrigin, parameter, value: text, "\(problem ?? "is not an origin")") }

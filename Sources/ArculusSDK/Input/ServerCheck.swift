@@ -42,17 +42,34 @@ struct ServerCheck {
     }
 
     /// What the card signs for from a server's options: the challenge and the RP ID at `rpField`
-    /// (`rp.id` of registration options, `rpId` of authentication options; `fallback` when
-    /// absent), checked, and the RP ID's fit to `origin` unless `allowMismatch`.
-    func signing(_ options: JSONValue, rpField: String, fallback: String, origin: WebOrigin, originName: String,
+    /// (`rp.id` of registration options, `rpId` of authentication options), checked, and the RP
+    /// ID's fit to `origin` unless `allowMismatch`.
+    ///
+    /// The server decides the RP, as in the vendor's sample apps: the caller's `fallback` is used
+    /// only when the options name none (and one of the two must be there). With `strict`, a server
+    /// that names another RP ID than the caller's is refused (702) before the card is used.
+    func signing(_ options: JSONValue, rpField: String, fallback: String?, strict: Bool, origin: WebOrigin, originName: String,
                  allowMismatch: Bool) throws(ArculusFidoError) -> (challenge: [UInt8], rpID: String) {
         guard let text = options["challenge"]?.stringValue else {
             throw ArculusFidoError(.unknown, during: operation, "\(source): no challenge to sign")
         }
         let bytes = try challenge(text)
         let path = rpField.split(separator: ".").map(String.init)
-        let id = path.reduce(Optional(options)) { value, key in value?[key] }?.stringValue ?? fallback
-        try rpID(id, field: rpField)
+        let member = path.reduce(Optional(options)) { value, key in value?[key] }
+        if let member, member.stringValue == nil, member != .null {
+            throw ArculusFidoError(.unknown, during: operation, "\(source): \(rpField) is \(member.text), not a string")
+        }
+        let named = member?.stringValue
+        let parameter = operation.relyingPartyParameter
+        if strict, let named, let fallback, named != fallback {
+            throw ArculusFidoError(.relyingPartyMismatch, during: operation,
+                                   "\(source): \(rpField) is \(ArculusFidoInputError.quoted(named)), not \(parameter, of: operation) \(ArculusFidoInputError.quoted(fallback)); with \(ArculusFidoParameter.strictRP, of: operation) the card signs for \(parameter, of: operation) only, so it was not used")
+        }
+        guard let id = named ?? fallback else {
+            throw ArculusFidoError(ArculusFidoInputError(.invalidRPID, parameter, of: operation, value: nil,
+                                                         "is needed: there is no \(rpField) in \(source); give the relying party's domain, e.g. example.com"))
+        }
+        if named != nil { try rpID(id, field: rpField) }
         try fit(id, origin: origin, originName: originName, allowMismatch: allowMismatch)
         return (bytes, id)
     }
@@ -104,6 +121,15 @@ struct ServerCheck {
 }
 
 extension InputCheck {
+    /// A timeout in seconds that the SDK can wait (``HTTPExchange/timeouts``: above 0, at most an
+    /// hour), so that no value a caller gives makes a wait that overflows or never ends.
+    func timeout(_ seconds: Double, _ parameter: ArculusFidoParameter) throws(ArculusFidoError) {
+        guard HTTPExchange.timeouts.contains(seconds) else {
+            throw refusal(.invalidTimeout, parameter, value: "\(seconds)",
+                          "is not a number of seconds from \(HTTPExchange.timeouts.lowerBound) to \(Int(HTTPExchange.timeouts.upperBound))")
+        }
+    }
+
     /// A server's base URL (a FIDO2 server's, a backend's): http or https with a host.
     func server(_ base: String, _ parameter: ArculusFidoParameter) throws(ArculusFidoError) {
         guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),

@@ -21,8 +21,11 @@ extension Authenticator {
             guard count <= UInt64(maxLargeBlobFragment) else { throw .invalidLength }
             let array = state.largeBlobArray
             guard offset <= UInt64(array.count) else { throw .invalidParameter }
+            // Both are at most the array's length here, so neither conversion nor the sum can
+            // overflow, whatever the request asked: offset + count is never computed.
             let start = Int(offset)
-            return LargeBlobsResponse(config: Array(array[start..<min(array.count, start + Int(count))]))
+            let taken = Int(min(count, UInt64(array.count - start)))
+            return LargeBlobsResponse(config: Array(array[start..<(start + taken)]))
         case (nil, let fragment?):
             try writeLargeBlob(fragment, at: offset, request, changes: &changes)
             return nil
@@ -39,6 +42,7 @@ extension Authenticator {
         guard fragment.count <= maxLargeBlobFragment else { throw .invalidLength }
         if offset == 0 {
             guard let length = request.length else { throw .invalidParameter }
+            // Compared as UInt64 before any conversion: a length of 2^64 − 1 is storage full.
             guard length <= UInt64(profile.maxSerializedLargeBlobArray) else { throw .largeBlobStorageFull }
             guard length >= 17 else { throw .invalidParameter }
             session.largeBlobWrite = LargeBlobWrite(expectedLength: Int(length), bytes: [])
@@ -52,7 +56,7 @@ extension Authenticator {
             try verifyToken(pinUvAuthParam, message: request.authenticatedMessage(fragment: fragment), protocol: pinProtocol,
                             permission: .largeBlobWrite, rpId: nil)
         }
-        guard write.bytes.count + fragment.count <= write.expectedLength else { throw .invalidParameter }
+        guard fragment.count <= write.expectedLength - write.bytes.count else { throw .invalidParameter }
         write.bytes += fragment
         guard write.bytes.count == write.expectedLength else {
             session.largeBlobWrite = write

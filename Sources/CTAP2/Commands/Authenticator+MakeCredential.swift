@@ -93,7 +93,8 @@ extension Authenticator {
         if let level = extensions.credProtect { outputs["credProtect"] = .int(Int(level)) }
         var credBlob: [UInt8]?
         if let blob = extensions.credBlob {
-            let fits = blob.count <= profile.maxCredBlobLength
+            // A non-discoverable credential ID carries the blob with a one-byte length.
+            let fits = blob.count <= min(profile.maxCredBlobLength, CardProfile.longestCredBlob)
             if fits { credBlob = blob }
             outputs["credBlob"] = .bool(fits)
         }

@@ -1,9 +1,14 @@
 import FIDOWire
 
 extension Authenticator {
-    /// The window after power-up during which authenticatorReset is allowed.
+    /// The window after power-up during which authenticatorReset is allowed. The profile keeps it
+    /// within a day (``CardProfile/numericLimits``); a value no Int64 of nanoseconds holds would be
+    /// an unbounded window, never a trap.
     var resetWindow: Duration? {
-        profile.resetWindowSeconds.map { .nanoseconds(Int64(($0 * 1e9).rounded())) }
+        profile.resetWindowSeconds.map { seconds in
+            guard let nanoseconds = Int64(exactly: (seconds * 1e9).rounded()) else { return seconds > 0 ? .nanoseconds(Int64.max) : .zero }
+            return .nanoseconds(nanoseconds)
+        }
     }
 
     /// authenticatorReset (CTAP 2.1 §6.6): wipes credentials, PIN and retries, the PIN policy,

@@ -11,8 +11,9 @@ extension CardProfile {
     /// Transports: the card is a contactless card.
     public static let implementedTransports = ["nfc"]
 
-    /// Checks the values the card relies on and that everything the profile advertises is
-    /// implemented, naming the first field that is wrong.
+    /// Checks that everything the profile advertises is implemented and that every number is
+    /// within the range the emulator serves (``numericLimits``), naming the first field that is
+    /// wrong (and, for a number, its value and the range).
     public func validate() throws(ProfileError) {
         func check(_ condition: Bool, _ field: String, _ reason: @autoclosure () -> String) throws(ProfileError) {
             guard condition else { throw .invalid(name, "\(field): \(reason())") }
@@ -44,14 +45,9 @@ extension CardProfile {
         for transport in transports {
             try check(Self.implementedTransports.contains(transport), "transports", "\(transport) is not a transport this card has (nfc)")
         }
-        try check(maxMsgSize >= 1024, "maxMsgSize", "must be at least 1024")
-        try check(minPINLength >= 4 && minPINLength <= maxPINLength, "minPINLength", "must be 4...maxPINLength")
-        try check(maxPINLength >= 4 && maxPINLength <= 63, "maxPINLength", "must be 4...63")
-        try check(residentKeyCapacity >= 0, "residentKeyCapacity", "must not be negative")
         try check(selectResponse == "FIDO_2_0" || selectResponse == "U2F_V2", "selectResponse", "must be FIDO_2_0 or U2F_V2")
-        try check(signatureCounterReservation >= 1 && signatureCounterReservation <= 1_000_000,
-                  "signatureCounterReservation", "must be 1...1000000")
         try validateFeatures(check)
+        try validateLimits()
         try validateSwitches()
     }
 
@@ -69,15 +65,9 @@ extension CardProfile {
         try check(!setMinPINLength || authenticatorConfig, "setMinPINLength", "needs authenticatorConfig")
         try check(!enterpriseAttestation || authenticatorConfig, "enterpriseAttestation",
                   "needs authenticatorConfig (enableEnterpriseAttestation)")
-        try check(maxRPIDsForSetMinPINLength == 0 || setMinPINLength, "maxRPIDsForSetMinPINLength", "needs setMinPINLength")
-        try check(!largeBlobs || maxSerializedLargeBlobArray >= 1024, "maxSerializedLargeBlobArray",
-                  "must be at least 1024 with largeBlobs")
-        try check(largeBlobs || maxSerializedLargeBlobArray == 0, "maxSerializedLargeBlobArray", "needs largeBlobs")
         try check(!largeBlobs || pinUvAuthToken, "largeBlobs", "needs pinUvAuthToken (the lbw permission)")
         try check(!persistentCredentialManagement || (credentialManagement && pinUvAuthToken),
                   "persistentCredentialManagement", "needs credentialManagement and pinUvAuthToken")
-        try check(!offers("credBlob") || maxCredBlobLength >= 32, "maxCredBlobLength", "must be at least 32 with credBlob")
-        try check(offers("credBlob") || maxCredBlobLength == 0, "maxCredBlobLength", "needs the credBlob extension")
         try check(!offers("largeBlobKey") || largeBlobs, "extensions", "largeBlobKey needs largeBlobs")
         try check(!offers("hmac-secret-mc") || supportsHMACSecret, "extensions", "hmac-secret-mc needs hmac-secret")
         try check(!offers("minPinLength") || setMinPINLength || !minPinLengthRPIDs.isEmpty, "extensions",

@@ -165,14 +165,16 @@ public enum ProfileError: Error, CustomStringConvertible, Equatable {
     case unreadable(path: String, reason: String)
     case invalid(String, String)
 
+    /// The name, the reason and what they quote of the file are escaped (``DisplayText``): a
+    /// profile file's strings are whoever wrote it's.
     public var description: String {
         switch self {
         case .unknown(let name):
-            "unknown profile '\(name)': use one of \(CardProfile.builtIn.map(\.name).joined(separator: ", ")) or a path to a profile JSON file"
+            "unknown profile '\(DisplayText.escaped(name))': use one of \(CardProfile.builtIn.map(\.name).joined(separator: ", ")) or a path to a profile JSON file"
         case .unreadable(let path, let reason):
-            "cannot read profile \(path): \(reason)"
+            "cannot read profile \(DisplayText.escaped(path)): \(DisplayText.escaped(reason))"
         case .invalid(let name, let reason):
-            "profile \(name) is invalid: \(reason)"
+            "profile \(DisplayText.escaped(name)) is invalid: \(DisplayText.escaped(reason))"
         }
     }
 }

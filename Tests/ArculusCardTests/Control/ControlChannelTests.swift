@@ -63,7 +63,15 @@ struct ControlChannelTests {
         #expect(card.credentials.isEmpty)
         let again = handler.handle(["op": "credentials.remove", "idHex": .string(idHex)])
         #expect(again["ok"] == false)
-        #expect(again["error"]?.stringValue?.hasPrefix("no discoverable credential with ID \(idHex)") == true)
+        #expect(again["error"] == .string("no discoverable credential on the card has the ID '\(idHex)' (read as hex: \(idHex.count / 2) bytes); "
+                                          + "non-discoverable credentials are not stored on the card, so they cannot be removed"))
+        let typed = handler.handle(["op": "credentials.remove", "id": "nope"])
+        #expect(typed["error"] == .string("no discoverable credential on the card has the ID 'nope' (read as base64url: 3 bytes, hex 9e8a5e); "
+                                          + "non-discoverable credentials are not stored on the card, so they cannot be removed"))
+        #expect(throws: ControlChannelError.refused("no discoverable credential on the card has the ID noo (hex 9e8a); "
+                                                    + "non-discoverable credentials are not stored on the card, so they cannot be removed")) {
+            try handler.handle(.removeCredential(id: [0x9E, 0x8A]))
+        }
     }
 
     @Test("fault.add, list, remove and clear; the log shows what acted")
@@ -224,27 +232,21 @@ struct ControlChannelTests {
         #expect(try ControlChannelClient(path: path).send(["op": "status"])["ok"] == true)
     }
 
-    @Test("a request the card does not take in time is a time-out answer")
+    @Test("a request the card does not take in time is withdrawn: a 'not taken' answer, and it never runs")
     func noExecutor() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("ctl.sock")
-        let (handler, _) = try Self.handler()
+        let (handler, card) = try Self.handler()
         // An executor that never runs the work: a bridge that has stopped.
         let channel = try ControlChannel(path: path, handler: handler, requestTimeout: .milliseconds(300)) { _ in }
         channel.start()
         defer { channel.stop() }
         let start = ContinuousClock.now
-        let answer = try ControlChannelClient(path: path).send(["op": "status"])
+        let answer = try ControlChannelClient(path: path).send(["op": "pin", "set": "123456"])
         #expect(answer["ok"] == false)
-        #expect(answer["error"] == .string(ControlChannelError.timedOut.description))
+        #expect(answer["errorKind"] == "not-taken")
+        #expect(answer["error"] == .string(ControlChannelError.notTaken(within: .milliseconds(300)).description))
         #expect(ContinuousClock.now - start >= .milliseconds(300))
-    }
-
-    @Test("the default socket path: XDG_RUNTIME_DIR by slot, else /tmp by uid and port")
-    func defaultPath() throws {
-        let slot1 = try #require(VPCDEndpoint.default.slot(1))
-        #expect(ControlChannel.defaultPath(for: slot1, runtimeDirectory: "/run/user/1000") == "/run/user/1000/arculus-card-1.sock")
-        #expect(ControlChannel.defaultPath(for: .default, runtimeDirectory: nil) == "/tmp/arculus-card-\(getuid())-35963.sock")
-        #expect(ControlChannel.defaultPath(for: .default, runtimeDirectory: "") == "/tmp/arculus-card-\(getuid())-35963.sock")
+        #expect(card.pinState.isSet == false)
     }
 }

@@ -29,10 +29,12 @@ enum Probing {
         .appendingPathComponent("Fixtures")
 
     /// The fingerprint of `card`, probed in process.
-    static func fingerprint(of card: VirtualCard, writes: Bool = false, timing: Bool = false) throws -> Fingerprint {
-        try CardProber(includeWrites: writes, measuresTiming: timing)
-            .run(on: EmulatedCardTransport(card: card), atr: try card.profile.atrBytes,
-                 source: "the emulator (in process), profile \(card.profile.name)")
+    static func fingerprint(of card: VirtualCard, writes: Bool = false, timing: Bool = false,
+                            pins: ProbePINs? = nil) throws -> Fingerprint {
+        var prober = CardProber(includeWrites: writes, measuresTiming: timing)
+        prober.pins = pins
+        return try prober.run(on: EmulatedCardTransport(card: card), atr: try card.profile.atrBytes,
+                              source: "the emulator (in process), profile \(card.profile.name)")
     }
 
     /// The fingerprint of a fresh card of `profile`.

@@ -42,8 +42,10 @@ public final class VirtualCardConnector: CardConnector, @unchecked Sendable {
     }
 
     /// A connector for the card whose memory is the image file at `path` (created with `profile`,
-    /// default the FIDO 2.1 card, when the file does not exist).
+    /// default the FIDO 2.1 card, when the file does not exist). A path that is not a regular
+    /// file (``CardFileCheck/imageProblem(_:)``) is refused before the card is given it.
     public convenience init(imageAt path: String, profile: CardProfile? = nil) throws {
+        if let problem = CardFileCheck.imageProblem(path) { throw CardImageError(path: path, reason: .io(problem)) }
         self.init(card: try VirtualCard(imageAt: path, profile: profile))
     }
 
