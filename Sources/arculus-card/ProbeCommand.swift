@@ -7,7 +7,7 @@ import Foundation
 /// built-in profiles' fixtures (`fixtures`). `pcsc probe` takes a card's fingerprint.
 enum ProbeCommand: Subcommand {
     static let name = "probe"
-    static let summary = "Is the emulator my card? Fingerprints: diff them, emulate one, fixtures"
+    static let summary = "Is the emulator my card? Fingerprints: diff them, learn a profile, emulate one, fixtures"
 
     static var declaration: CommandDeclaration {
         CommandDeclaration(

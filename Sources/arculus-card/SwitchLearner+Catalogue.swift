@@ -178,6 +178,14 @@ extension SwitchLearner {
             return Observation(.text(details ? "details" : "id"), "write.getAssertion.discoverable",
                                details ? "answers the user's name with its one credential" : "answers the user ID only")
         },
+        SwitchLearner("behaviour.uvmMethods", ["write.makeCredential.discoverable"]) { evidence in
+            // A discoverable credential made with a PIN token: verified and present.
+            guard let body = evidence.answer("write.makeCredential.discoverable")?["body"]?["authData"],
+                  body["flags"]?.stringValue?.contains("UV") == true,
+                  let methods = body["extensions"]?["uvm"]?.arrayValue, !methods.isEmpty else { return nil }
+            return Observation(.text(methods.count == 1 ? "strongest" : "all"), "write.makeCredential.discoverable",
+                               "names \(methods.count) user verification method\(methods.count == 1 ? "" : "s") after a PIN")
+        },
         SwitchLearner("behaviour.upOption", [Fingerprint.getInfoEntry]) { evidence in
             guard let up = evidence.answer(Fingerprint.getInfoEntry)?["body"]?["options"]?["up"]?.boolValue else { return nil }
             return Observation(.bool(up), Fingerprint.getInfoEntry, "reports the option up: \(up)")

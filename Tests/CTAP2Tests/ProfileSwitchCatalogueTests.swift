@@ -30,6 +30,7 @@ struct ProfileSwitchCatalogueTests {
         case "behaviour.getResponseP1P2": .text("ignore")
         case "behaviour.unstoredNames": .list(["rp.name"])
         case "behaviour.singleAccountUser": .text("details")
+        case "behaviour.uvmMethods": .text("strongest")
         case "behaviour.uvAcfgOption": .bool(true)
         case "behaviour.uvModality": .number(512)
         default:

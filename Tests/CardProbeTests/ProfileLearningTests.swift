@@ -36,6 +36,7 @@ struct ProfileLearningTests {
         ]
         var samples = plain.mapValues { ($0, CardProfile.default) }
         samples["behaviour.u2fUnlisted"] = (SwitchValue.text("versionOnly"), noU2F)
+        samples["behaviour.uvmMethods"] = (SwitchValue.text("strongest"), CardProfile.reference)  // the default has no uvm
         for entry in CardProfile.switches where entry.isDeparture { samples[entry.field] = (SwitchValue.bool(true), CardProfile.default) }
         return samples
     }()

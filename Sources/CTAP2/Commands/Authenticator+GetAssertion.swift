@@ -146,7 +146,8 @@ extension Authenticator {
         }
         if request.extensions.uvm {
             extensions[text: UVMExtension.identifier] = UVMExtension.output(userPresent: request.userPresent,
-                                                                      userVerified: request.userVerified)
+                                                                      userVerified: request.userVerified,
+                                                                      strongestOnly: profile.behaviour.uvmMethods == .strongest)
         }
         let authenticatorData = AuthenticatorData(rpIdHash: request.rpIdHash, flags: injectedFlags(flags),
                                                   signatureCounter: counter, attestedCredential: nil,

@@ -103,7 +103,8 @@ extension Authenticator {
             outputs["minPinLength"] = .int(state.effectiveMinPINLength)
         }
         if extensions.thirdPartyPayment { outputs["thirdPartyPayment"] = true }
-        if extensions.uvm { outputs[text: UVMExtension.identifier] = UVMExtension.output(userPresent: true, userVerified: userVerified) }
+        if extensions.uvm { outputs[text: UVMExtension.identifier] = UVMExtension.output(
+            userPresent: true, userVerified: userVerified, strongestOnly: profile.behaviour.uvmMethods == .strongest) }
 
         // Steps 16–18: the key and the credential.
         let seed = random.bytes(32)

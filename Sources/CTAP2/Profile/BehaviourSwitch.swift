@@ -168,6 +168,7 @@ extension TextChoice {
 extension CardBehaviour.ChainInterruption: TextChoice {}
 extension CardBehaviour.ParameterCheck: TextChoice {}
 extension CardBehaviour.SingleAccountUser: TextChoice {}
+extension CardBehaviour.UVMMethods: TextChoice {}
 extension CardBehaviour.SelectNoData: TextChoice {}
 extension CardBehaviour.PartialAID: TextChoice {}
 extension CardBehaviour.PINRetriesWithoutPIN: TextChoice {}

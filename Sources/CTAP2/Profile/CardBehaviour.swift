@@ -88,6 +88,9 @@ public struct CardBehaviour: Sendable, Equatable {
     /// getAssertion of the one discoverable credential an RP has, after user verification: the
     /// user's ID only, or with its name and display name.
     public var singleAccountUser: SingleAccountUser = .id
+    /// The uvm extension's output: every method the ceremony used (the PIN and the presence), or
+    /// the strongest alone.
+    public var uvmMethods: UVMMethods = .all
     /// getInfo option `up`: true, or false for a card that takes the tap as presence and says it
     /// cannot test it (its answers are the same).
     public var upOption = true
@@ -113,6 +116,11 @@ public struct CardBehaviour: Sendable, Equatable {
     /// A chained command interrupted by another instruction.
     public enum ChainInterruption: String, Sendable, CaseIterable {
         case refuse, process
+    }
+
+    /// The methods the uvm extension names.
+    public enum UVMMethods: String, Sendable, CaseIterable {
+        case all, strongest
     }
 
     /// The user entity of a single account's assertion.

@@ -83,6 +83,24 @@ struct ProfileSwitchPeerTests {
         }
     }
 
+    @Test("uvmMethods strongest: a discoverable credential made after a PIN names the PIN alone; the reference card names the PIN and the presence")
+    func uvmMethods() throws {
+        // The reference card has the uvm extension (arculus-fido21 has not).
+        let profile = try switched(.reference) { $0.behaviour.uvmMethods = .strongest }
+        for (candidate, count) in [(CardProfile.reference, 2), (profile, 1)] {
+            let card = try VirtualCard(profile: candidate)
+            try PlatformPINOne.setPIN("4831", on: card)
+            var request = makeCredentialParameters(rpId: Self.rpId, userId: [3], rk: true, token: try PlatformPINOne.token("4831", on: card))
+            request[int: 6] = .map(["uvm": true])
+            let authData = try #require(try card.send(.makeCredential, request).okBody()[int: 2]?.bytesValue)
+            let credentialLength = Int(authData[53]) << 8 | Int(authData[54])
+            let key = try CBORDecoder.decodePrefix(authData[(55 + credentialLength)...])
+            let outputs = try CBORDecoder.decode(key.rest)
+            #expect(outputs.mapValue?[text: "uvm"]?.arrayValue?.count == count)
+            #expect(outputs.mapValue?[text: "uvm"]?.arrayValue?.first == .array([.int(0x0800), .int(0x000A), .int(0x0004)]))
+        }
+    }
+
     @Test("upOption false, uvAcfgOption true, uvModality 512: getInfo reports them; a default card reports up true and neither of the others")
     func getInfoReports() throws {
         let profile = try switched {
