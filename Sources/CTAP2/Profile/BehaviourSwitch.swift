@@ -178,46 +178,48 @@ extension CardBehaviour.U2FVersionData: TextChoice {}
 extension CardBehaviour.RemainingCredentials: TextChoice {}
 extension CardBehaviour.SignatureCounter: TextChoice {}
 
-extension CardBehaviour.SelectWithoutAID: SwitchCodable {
-    init?(switchValue: SwitchValue) {
-        if switchValue == .text("selects") { self = .selects; return }
-        guard let word = StatusWord(switchValue: switchValue), word.isChoosableError else { return nil }
-        self = .status(word)
-    }
-    var switchValue: SwitchValue {
-        switch self {
-        case .status(let word): word.switchValue
-        case .selects: .text("selects")
-        }
-    }
+/// A switch whose value is one named choice or an error status word a card may choose
+/// (`selects` or `6700`, `staysSelected` or `6D00`, …): its JSON form written once.
+protocol ChoiceOrWord: SwitchCodable {
+    /// The choice's JSON name.
+    static var choice: String { get }
+    /// The value for the choice (nil) or for an error word.
+    init(word: StatusWord?)
+    /// nil for the choice, else the word.
+    var word: StatusWord? { get }
 }
 
-extension CardBehaviour.AfterRefusedSelect: SwitchCodable {
+extension ChoiceOrWord {
     init?(switchValue: SwitchValue) {
-        if switchValue == .text("notSelected") { self = .notSelected; return }
+        if switchValue == .text(Self.choice) { self.init(word: nil); return }
         guard let word = StatusWord(switchValue: switchValue), word.isChoosableError else { return nil }
-        self = .answer(word)
+        self.init(word: word)
     }
-    var switchValue: SwitchValue {
-        switch self {
-        case .notSelected: .text("notSelected")
-        case .answer(let word): word.switchValue
-        }
-    }
+    var switchValue: SwitchValue { word?.switchValue ?? .text(Self.choice) }
 }
 
-extension CardBehaviour.ChainOverflow: SwitchCodable {
-    init?(switchValue: SwitchValue) {
-        if switchValue == .text("requestTooLarge") { self = .requestTooLarge; return }
-        guard let word = StatusWord(switchValue: switchValue), word.isChoosableError else { return nil }
-        self = .refused(word)
-    }
-    var switchValue: SwitchValue {
-        switch self {
-        case .requestTooLarge: .text("requestTooLarge")
-        case .refused(let word): word.switchValue
-        }
-    }
+extension CardBehaviour.SelectWithoutAID: ChoiceOrWord {
+    static let choice = "selects"
+    init(word: StatusWord?) { self = word.map(Self.status) ?? .selects }
+    var word: StatusWord? { if case .status(let word) = self { word } else { nil } }
+}
+
+extension CardBehaviour.AfterRefusedSelect: ChoiceOrWord {
+    static let choice = "notSelected"
+    init(word: StatusWord?) { self = word.map(Self.answer) ?? .notSelected }
+    var word: StatusWord? { if case .answer(let word) = self { word } else { nil } }
+}
+
+extension CardBehaviour.ChainOverflow: ChoiceOrWord {
+    static let choice = "requestTooLarge"
+    init(word: StatusWord?) { self = word.map(Self.refused) ?? .requestTooLarge }
+    var word: StatusWord? { if case .refused(let word) = self { word } else { nil } }
+}
+
+extension CardBehaviour.AfterReset: ChoiceOrWord {
+    static let choice = "staysSelected"
+    init(word: StatusWord?) { self = word.map(Self.deselected) ?? .staysSelected }
+    var word: StatusWord? { if case .deselected(let word) = self { word } else { nil } }
 }
 
 /// An option a card may leave out of getInfo: nil for not listed, else its value.
@@ -232,20 +234,6 @@ struct ListedOption: SwitchCodable {
         }
     }
     var switchValue: SwitchValue { value.map { .bool($0) } ?? .null }
-}
-
-extension CardBehaviour.AfterReset: SwitchCodable {
-    init?(switchValue: SwitchValue) {
-        if switchValue == .text("staysSelected") { self = .staysSelected; return }
-        guard let word = StatusWord(switchValue: switchValue), word.isChoosableError else { return nil }
-        self = .deselected(word)
-    }
-    var switchValue: SwitchValue {
-        switch self {
-        case .staysSelected: .text("staysSelected")
-        case .deselected(let word): word.switchValue
-        }
-    }
 }
 
 extension BehaviourSwitch {
