@@ -269,9 +269,10 @@ def test_files_that_are_not_card_images(tmp_path):
             f"{passwd} is not an Arculus card image (wrong magic number); refusing to overwrite it")
     lock_before = os.lstat("/etc/passwd.lock") if os.path.lexists("/etc/passwd.lock") else None
     done = tool("sdk", "info", "--card-image", "/etc/passwd")
-    assert done.returncode == 1
-    assert ("cannot open the card image: /etc/passwd is not an Arculus card image (wrong magic number); refusing to overwrite it"
-            in done.stderr)
+    # A file that is not a card image given to the SDK is a usage error (64), in the loader's words.
+    assert done.returncode == 64
+    assert done.stderr.splitlines()[0] == ("arculus-card sdk: --card-image: /etc/passwd is not an Arculus card image "
+                                            "(wrong magic number); refusing to overwrite it")
     assert (os.lstat("/etc/passwd.lock") if os.path.lexists("/etc/passwd.lock") else None) == lock_before
 
     image = tmp_path / "card.img"
