@@ -104,8 +104,10 @@ let package = Package(
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire", "TestSupport"]),
         // The command line's declarations: every option in a help is parsed, every parsed one in a help.
         .testTarget(name: "CLITests", dependencies: ["arculus-card"]),
+        // The learning of a profile from a fingerprint lives in the command line (where card and
+        // host side meet), so these tests import it too.
         .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
-                                                          "JSONSupport"]),
+                                                          "JSONSupport", "CTAP2", "arculus-card"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "CTAP2", "CBOR", "FIDOWire", "TestSupport"]),
         .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire", "JSONSupport", "TestSupport"]),
         .testTarget(

@@ -21,6 +21,9 @@ extension CardFront.Behaviour {
         exceedsLe = profile.departures.exceedsLe
         getResponseInChain = behaviour.getResponseInChain == .process
         selectInChain = behaviour.selectInChain == .process
+        getResponseChecksP1P2 = behaviour.getResponseP1P2 == .check
+        if case .answer(let word) = behaviour.afterRefusedSelect { afterRefusedSelect = word }
+        if case .refused(let word) = behaviour.chainOverflow { chainOverflow = word }
         notSelected = behaviour.notSelected
         selectOtherP1P2 = behaviour.selectOtherP1P2
         selectAnswersWithP2NoData = behaviour.selectNoDataP2 == .answer

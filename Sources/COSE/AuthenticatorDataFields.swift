@@ -82,12 +82,15 @@ public struct AuthenticatorDataFields: Equatable, Sendable {
             rest = key.rest
         }
         if AuthenticatorDataFlags(rawValue: flags).contains(.extensionData) {
+            // One CBOR item, then nothing: bytes after it are trailing bytes (with the outputs read),
+            // so a card that declares its authenticator data a byte too long is told as such.
             do {
-                extensions = try CBORDecoder.decode(rest)
+                let item = try CBORDecoder.decodePrefix(rest)
+                extensions = item.value
+                rest = item.rest
             } catch {
                 throw .extensionsNotCBOR(error, before: self)
             }
-            rest = []
         }
         guard rest.isEmpty else { throw .trailingBytes(rest.count, before: self) }
     }

@@ -21,7 +21,7 @@ import JSONSupport
 /// ```
 public struct CardProber {
     /// The battery's version: a fingerprint compares only with one of the same version.
-    public static let batteryVersion = 1
+    public static let batteryVersion = 2
 
     /// Whether the writing part runs (a test card).
     public var includeWrites = false
@@ -47,6 +47,9 @@ public struct CardProber {
 
     /// How many entries ``run(on:atr:source:)`` runs.
     public var entryCount: Int { entries.count }
+
+    /// The IDs of the entries ``run(on:atr:source:)`` runs, in order (a fingerprint's `probes` keys).
+    public var entryIDs: [String] { entries.map(\.id) }
 
     /// What one run cost: APDUs sent and power cycles asked for.
     public struct Cost: Equatable, Sendable {

@@ -51,6 +51,21 @@ public struct Difference: Equatable, Sendable {
         return text.count <= 160 ? text : text.prefix(157) + "…"
     }
 
+    /// Two differing values as the sentences write them: like ``words(_:)``, but two texts made of
+    /// the same `, `-separated parts (a certificate's subject or issuer: `C=US, O=…, CN=…`) keep
+    /// only the parts that differ, so that the difference is not lost behind a shared beginning.
+    static func contrast(_ a: JSONValue?, _ b: JSONValue?) -> (String, String) {
+        guard let x = a?.stringValue, let y = b?.stringValue else { return (words(a), words(b)) }
+        let (partsX, partsY) = (x.components(separatedBy: ", "), y.components(separatedBy: ", "))
+        guard partsX.count == partsY.count, partsX.count > 1 else { return (words(a), words(b)) }
+        let differing = partsX.indices.filter { partsX[$0] != partsY[$0] }
+        guard differing.count < partsX.count else { return (words(a), words(b)) }
+        func kept(_ parts: [String]) -> String {
+            words(.string((differing.first == 0 ? "" : "…") + differing.map { parts[$0] }.joined(separator: ", ")))
+        }
+        return (kept(partsX), kept(partsY))
+    }
+
     /// An answer's status in words: the CTAP status, the status word with its meaning, or why
     /// there was no answer; nil for an answer that has none of these (a sequence).
     static func status(_ answer: JSONValue) -> String? {

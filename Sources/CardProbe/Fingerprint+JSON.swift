@@ -46,6 +46,12 @@ extension Fingerprint {
         try self.init(data: data, name: path)
     }
 
+    /// Refuses a fingerprint of another battery version than this build runs (what the
+    /// emulator is compared with, or learned from, is this build's battery); `name` names it.
+    public func requireCurrentBattery(name: String) throws(FingerprintError) {
+        guard battery.version == CardProber.batteryVersion else { throw .otherBattery(file: name, version: battery.version) }
+    }
+
     /// Reads a fingerprint's JSON value.
     public init(json value: JSONValue, name: String) throws(FingerprintError) {
         guard value["format"]?.stringValue == Self.format else { throw .notAFingerprint(file: name) }

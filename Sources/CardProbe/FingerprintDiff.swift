@@ -74,6 +74,12 @@ public struct FingerprintDiff: Equatable, Sendable {
             return
         }
         guard a != b else { return }
+        if !field.isEmpty, let pairs = elementwise(a, b) {
+            for (index, (x, y)) in pairs.enumerated() {
+                compare(x, y, path: "\(path)/\(index)", subject: subject, field: field + ["[\(index)]"], present: (true, true), into: &found)
+            }
+            return
+        }
         switch (a, b) {
         case (.object(let x), .object(let y)):
             for key in Set(x.keys).union(y.keys).sorted() {
@@ -96,15 +102,31 @@ public struct FingerprintDiff: Equatable, Sendable {
         guard a != b else { return }
         if case .object = a, case .object = b {
             compare(a, b, path: path, subject: subject, field: field, into: &found)
+        } else if elementwise(a, b) != nil {
+            compare(a, b, path: path, subject: subject, field: field, into: &found)
         } else {
-            found.append(Difference(kind: .field, path: path, subject: subject, field: fieldName(field),
-                                    left: Difference.words(a), right: Difference.words(b)))
+            let (left, right) = Difference.contrast(a, b)
+            found.append(Difference(kind: .field, path: path, subject: subject, field: fieldName(field), left: left, right: right))
         }
     }
 
-    /// `body.versions` → `versions`: the body is what a field is in, by default.
+    /// Two lists of objects of one length (a certificate chain, a list of answers) compare item
+    /// by item, so that a difference names the item and its member (`x5c[0].subject`); other
+    /// lists (versions, extensions) compare whole.
+    private static func elementwise(_ a: JSONValue, _ b: JSONValue) -> [(JSONValue, JSONValue)]? {
+        guard case .array(let x) = a, case .array(let y) = b, x.count == y.count, !x.isEmpty,
+              (x + y).allSatisfy({ $0.objectValue != nil }) else { return nil }
+        return Array(zip(x, y))
+    }
+
+    /// `body.versions` → `versions`: the body is what a field is in, by default; a list's item
+    /// is `x5c[0]`.
     private static func fieldName(_ field: [String]) -> String {
-        (field.first == "body" ? Array(field.dropFirst()) : field).joined(separator: ".")
+        var name = ""
+        for part in field.first == "body" ? Array(field.dropFirst()) : field {
+            name += part.hasPrefix("[") || name.isEmpty ? part : "." + part
+        }
+        return name
     }
 
     private static func compare(timing a: [String: TimingSummary], _ b: [String: TimingSummary], rules: DiffRules,

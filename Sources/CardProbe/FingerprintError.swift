@@ -12,6 +12,8 @@ public enum FingerprintError: Error, Equatable, Sendable, CustomStringConvertibl
     case unsupportedFormat(file: String, version: Int)
     /// A fingerprint with a member missing or of the wrong kind.
     case malformed(file: String, path: String, reason: String)
+    /// A fingerprint made by another version of the battery than this build runs.
+    case otherBattery(file: String, version: Int)
 
     public var description: String {
         switch self {
@@ -25,6 +27,9 @@ public enum FingerprintError: Error, Equatable, Sendable, CustomStringConvertibl
             "\(file) is a fingerprint of format \(version); this build reads format \(Fingerprint.formatVersion)"
         case .malformed(let file, let path, let reason):
             "\(file) is not a whole fingerprint: \(DisplayText.escaped(path)) \(DisplayText.escaped(reason))"
+        case .otherBattery(let file, let version):
+            "\(file) comes from battery version \(version); this build runs battery version \(CardProber.batteryVersion): "
+                + "probe the card again with this build"
         }
     }
 }

@@ -78,6 +78,8 @@ extension ProbeBattery {
         var unknownMember = ProbeValues.getAssertion()
         unknownMember[int: 0x7F] = .int(0)
         let junk: [GetAssertionKey: CBORValue] = [.pinUvAuthParam: .bytes(ProbeValues.junkPinUvAuthParam), .pinUvAuthProtocol: 1]
+        let rpIDMember: [UInt8] = [0x01, 0x78, UInt8(ProbeValues.rpID.utf8.count)] + Array(ProbeValues.rpID.utf8)
+        let clientDataHashMember: [UInt8] = [0x02, 0x58, 0x20] + ProbeValues.clientDataHash
         return [
             entry("no-credential", "for an RP with no credential", kind: TimingKind.assertionWithoutCredential),
             entry("unknown-credential", "with an allowList of a credential the card never made", replacing: [.allowList: .array([unknown])]),
@@ -104,6 +106,14 @@ extension ProbeBattery {
                   replacing: [.pinUvAuthParam: .bytes(ProbeValues.junkPinUvAuthParam)]),
             entry("pin-probe", "with an empty pinUvAuthParam (the PIN probe)", replacing: [.pinUvAuthParam: .bytes([]), .pinUvAuthProtocol: 1]),
             ctap("getAssertion.unknown-member", "getAssertion with an unknown member (0x7F)", .getAssertion, unknownMember),
+            message("getAssertion.duplicate-key", "getAssertion whose CBOR map has rpId twice",
+                    [CTAPCommand.getAssertion.rawValue, 0xA3] + rpIDMember + rpIDMember + clientDataHashMember),
+            message("getAssertion.indefinite-map", "getAssertion as an indefinite-length CBOR map",
+                    [CTAPCommand.getAssertion.rawValue, 0xBF] + rpIDMember + clientDataHashMember + [0xFF]),
+            message("getAssertion.non-canonical-key", "getAssertion whose key 1 is written in two bytes (18 01)",
+                    [CTAPCommand.getAssertion.rawValue, 0xA2, 0x18] + rpIDMember + clientDataHashMember),
+            message("getAssertion.text-keys", "getAssertion with text keys (\"rpId\", \"clientDataHash\") instead of integers",
+                    CTAPMessage.bytes(.getAssertion, [.text("rpId"): .text(ProbeValues.rpID), .text("clientDataHash"): .bytes(ProbeValues.clientDataHash)])),
             message("getAssertion.keys-out-of-order", "getAssertion whose CBOR map keys are out of canonical order",
                     [CTAPCommand.getAssertion.rawValue, 0xA2, 0x02, 0x58, 0x20] + ProbeValues.clientDataHash
                         + [0x01, 0x78, UInt8(ProbeValues.rpID.utf8.count)] + Array(ProbeValues.rpID.utf8)),

@@ -9,6 +9,10 @@ enum ISOValues {
     static let getInfo = CTAPCommand.getInfo.rawValue
     /// An instruction no FIDO card has, class 00, case 1.
     static let unknownInstruction: [UInt8] = [0x00, 0x99, 0x00, 0x00]
+    /// A CTAP message of at most 255 bytes in one short NFCCTAP_MSG (P1 80), Le 00.
+    static func shortMessage(_ bytes: [UInt8]) -> [UInt8] {
+        [0x80, message, NFCBinding.messageSupportsGetResponse, 0x00, UInt8(bytes.count)] + bytes + [0x00]
+    }
     /// getInfo in one short NFCCTAP_MSG with Le `n`.
     static func getInfo(le: UInt8 = 0x00, p1: UInt8 = NFCBinding.messageSupportsGetResponse) -> [UInt8] {
         [0x80, message, p1, 0x00, 0x01, getInfo, le]
@@ -38,6 +42,10 @@ extension ProbeBattery {
             sequence("select.twice", "SELECT of the FIDO applet twice in a row", [NFCBinding.selectFIDOApplet, NFCBinding.selectFIDOApplet]),
             raw("select.ctap-before-select", "getInfo before any SELECT", ISOValues.getInfo(), start: .unselected),
             raw("select.u2f-before-select", "U2F_VERSION before any SELECT", U2FValues.version, start: .unselected),
+            sequence("select.without-aid", "SELECT by DF name without an AID (case 1), then getInfo",
+                     [[0x00, ins, 0x04, 0x00], ISOValues.getInfo()], start: .unselected),
+            raw("select.without-aid-le", "SELECT by DF name without an AID, with Le (case 2)", [0x00, ins, 0x04, 0x00, 0x00],
+                start: .unselected),
             sequence("select.other-then-ctap", "getInfo after SELECT of another applet",
                      [[0x00, ins, 0x04, 0x00, 0x07, 0xA0, 0x00, 0x00, 0x00, 0x04, 0x10, 0x10, 0x00], ISOValues.getInfo()]),
         ]
@@ -79,6 +87,9 @@ extension ProbeBattery {
                 session throws(ProbeInterruption) in
                 session.getInfoAgain(try session.message([ISOValues.getInfo], p1: 0x00))
             },
+            raw("iso.get-response-p1-01", "GET RESPONSE with P1 01", [0x00, getResponse, 0x01, 0x00, 0x00]),
+            raw("iso.poll-p2-01", "NFCCTAP_GETRESPONSE with P2 01", [0x80, FIDOInstruction.nfcctapGetResponse.rawValue, 0x00, 0x01, 0x00]),
+            raw("iso.lc-zero-extended-mismatch", "an extended-length Lc of 2 with 1 byte of data", [0x80, msg, 0x80, 0x00, 0x00, 0x00, 0x02, ISOValues.getInfo]),
             raw("iso.poll-idle", "NFCCTAP_GETRESPONSE with nothing pending", NFCHostFraming.pollAPDU),
             raw("iso.cancel-idle", "NFCCTAP_GETRESPONSE cancel (P1 11) with nothing pending", NFCHostFraming.cancelAPDU),
         ]

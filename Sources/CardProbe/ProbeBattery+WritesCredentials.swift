@@ -22,8 +22,11 @@ struct CarriedState {
 }
 
 extension ProbeBattery {
-    /// An entry of the writing part.
-    static func write(_ id: String, _ summary: String, start: ProbeEntry.Start = .continuing,
+    /// An entry of the writing part. It starts from a fresh tap and SELECT unless it says
+    /// otherwise: an entry must not depend on what the one before it left in the card's volatile
+    /// state (a card may need a SELECT after authenticatorReset, a token or an enumeration may be
+    /// pending), only on what the card keeps (the PIN, credentials, the retries).
+    static func write(_ id: String, _ summary: String, start: ProbeEntry.Start = .fresh,
                       run: @escaping (ProbeSession) throws(ProbeInterruption) -> ProbeRecord) -> ProbeEntry {
         ProbeEntry("write.\(id)", summary, start: start, writes: true, run: run)
     }
@@ -92,6 +95,9 @@ extension ProbeBattery {
                     session.carried.discoverable = credentialID(reply)
                     return record
                 }
+            },
+            write("getInfo.after-discoverable", "getInfo after making a discoverable credential") { session throws(ProbeInterruption) in
+                session.getInfoAgain(try session.ctap(.getInfo, nil))
             },
             write("makeCredential.excluded", "makeCredential with the first credential in excludeList") { session throws(ProbeInterruption) in
                 try withToken(session) { token throws(ProbeInterruption) in

@@ -18,6 +18,10 @@ extension ProbeBattery {
                 }
                 return record
             },
+            write("getInfo.after-reset-unselected", "getInfo right after the reset, with no tap or SELECT between",
+                  start: .continuing) { session throws(ProbeInterruption) in
+                session.getInfoAgain(try session.ctap(.getInfo, nil))
+            },
             write("getInfo.after-reset", "getInfo after the reset") { session throws(ProbeInterruption) in
                 let record = try session.ctap(.getInfo, nil)
                 if record.answer["body"]?["options"]?["clientPin"]?.boolValue == true {
@@ -28,6 +32,15 @@ extension ProbeBattery {
             },
             write("getPINRetries.no-pin", "getPINRetries with no PIN set") { session throws(ProbeInterruption) in
                 try session.ctap(.clientPIN, ProbeValues.clientPIN(.getPINRetries, protocol: 1))
+            },
+            // What a card answers only while it has no PIN, asked again on the blank card (the
+            // read-only part asked a card that may have had one).
+            write("makeCredential.junk-without-pin", "makeCredential with a pinUvAuthParam no token made, no PIN set") {
+                session throws(ProbeInterruption) in
+                try session.ctap(.makeCredential, ProbeValues.makeCredential())
+            },
+            write("getPinToken.without-pin", "getPinToken without pinHashEnc, no PIN set") { session throws(ProbeInterruption) in
+                try session.ctap(.clientPIN, ProbeValues.clientPIN(.getPinToken, protocol: 1, [.keyAgreement: ProbeValues.fixedPlatformKey]))
             },
             write("setPIN", "setPIN (protocol 1)") { session throws(ProbeInterruption) in try session.setPIN(session.carried.pins.pin) },
             write("setPIN.again", "setPIN while a PIN is set") { session throws(ProbeInterruption) in try session.setPIN(session.carried.pins.pin) },
@@ -85,10 +98,10 @@ extension ProbeBattery {
                 let wrong = session.carried.pins.wrongPIN
                 return try attempts(session, [wrong, wrong, wrong])
             },
-            write("pin.retries-after-three-wrong", "getPINRetries after three wrong PINs") { session throws(ProbeInterruption) in
+            write("pin.retries-after-three-wrong", "getPINRetries after three wrong PINs", start: .continuing) { session throws(ProbeInterruption) in
                 try session.ctap(.clientPIN, ProbeValues.clientPIN(.getPINRetries, protocol: 1))
             },
-            write("pin.right-after-three-wrong", "the right PIN after three wrong ones, without a tap") { session throws(ProbeInterruption) in
+            write("pin.right-after-three-wrong", "the right PIN after three wrong ones, without a tap", start: .continuing) { session throws(ProbeInterruption) in
                 try attempts(session, [session.carried.pin])
             },
             write("pin.right-after-tap", "the right PIN after three wrong ones and a tap", start: .fresh) { session throws(ProbeInterruption) in

@@ -13,7 +13,7 @@ enum ProbeBattery {
 
     /// The writing part (a test card only): it ends with the card reset.
     static var writes: [ProbeEntry] {
-        writesPIN + writesCredentials + writesTokenRules + writesManagement + writesU2F + writesLockout
+        writesPIN + writesCredentials + writesTokenRules + writesManagement + writesLargeBlobs + writesConfig + writesU2F + writesLockout
     }
 
     // MARK: - Entry makers

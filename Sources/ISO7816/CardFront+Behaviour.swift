@@ -33,6 +33,14 @@ extension CardFront {
         public var getResponseInChain = false
         /// Whether a SELECT inside a command chain runs (the chain ends) instead of `6883`.
         public var selectInChain = false
+        /// A chained NFCCTAP_MSG longer than maxMsgSize: nil takes every piece and answers
+        /// CTAP2_ERR_REQUEST_TOO_LARGE after the last; a word answers the piece that overflows.
+        public var chainOverflow: StatusWord? = nil
+        /// Whether GET RESPONSE refuses P1/P2 other than `00 00`.
+        public var getResponseChecksP1P2 = true
+        /// After a refused SELECT that leaves no applet selected: nil answers FIDO commands
+        /// ``notSelected``, a word answers them this until the next SELECT.
+        public var afterRefusedSelect: StatusWord? = nil
         /// A FIDO command before SELECT.
         public var notSelected: StatusWord = .conditionsNotSatisfied
         /// SELECT with P1/P2 other than `04 00` / `04 0C`.

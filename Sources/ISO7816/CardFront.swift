@@ -23,7 +23,7 @@ import FIDOWire
 /// | SELECT of any AID but `A0000006472F0001` (prefixes included) | `6A82` |
 /// | a different command while a command chain is open | `6883` |
 /// | GET RESPONSE / NFCCTAP_GETRESPONSE with nothing pending | `6985` |
-/// | an NFCCTAP_MSG (chained or not) longer than the applet's maxMsgSize | `39` + `9000` |
+/// | an NFCCTAP_MSG (chained or not) longer than the applet's maxMsgSize | `39` + `9000` (chained: after the last piece, or `chainOverflow`'s word to the piece that overflows) |
 ///
 /// `6985` for "not selected" follows ISO 7816-4's meaning "conditions of use not satisfied":
 /// the command exists, but the state of the card (no application selected) does not allow
@@ -105,6 +105,9 @@ public struct CardFront: Sendable {
                 }
             }
             chain.append(command.data)
+            if chain.overflowed, chain.instruction == .nfcctapMessage, let word = behaviour.chainOverflow {
+                return .answer(ResponseAPDU(statusWord: word))
+            }
             if command.isChained {
                 state.chain = chain
                 return .answer(ResponseAPDU(statusWord: .success))
@@ -179,7 +182,7 @@ public struct CardFront: Sendable {
         let parametersValid: Bool
         switch instruction {
         case .select: parametersValid = p1 == 0x04 && (p2 == 0x00 || p2 == 0x0C)
-        case .getResponse: parametersValid = p1 == 0x00 && p2 == 0x00
+        case .getResponse: parametersValid = p1 == 0x00 && p2 == 0x00 || !behaviour.getResponseChecksP1P2
         case .nfcctapMessage: parametersValid = (p1 == 0x00 || p1 == NFCBinding.messageSupportsGetResponse) && p2 == 0x00
         case .nfcctapGetResponse: parametersValid = (p1 == 0x00 || p1 == NFCBinding.getResponseCancel) && p2 == 0x00
         case .u2fAuthenticate: parametersValid = U2FControl(rawValue: p1) != nil
@@ -292,9 +295,12 @@ public struct CardFront: Sendable {
         case (_, .statusWord(let word)):
             return ResponseAPDU(statusWord: word)
         case (.select(let aid, let p2), .run):
-            if aid.isEmpty, let word = behaviour.selectWithoutAID { return ResponseAPDU(statusWord: word) }
+            if aid.isEmpty, let word = behaviour.selectWithoutAID {
+                refusedSelection(deselects: behaviour.afterRefusedSelect != nil)
+                return ResponseAPDU(statusWord: word)
+            }
             guard selects(aid) else {
-                if behaviour.failedSelectDeselects { state.isSelected = false }
+                refusedSelection(deselects: behaviour.failedSelectDeselects)
                 return ResponseAPDU(statusWord: .fileNotFound)
             }
             state.isSelected = true
@@ -317,6 +323,14 @@ public struct CardFront: Sendable {
         default:
             preconditionFailure("CardFront.complete: \(result) does not answer \(awaited.command)")
         }
+    }
+
+    /// A refused SELECT: the selection ends when `deselects`, and FIDO commands then answer
+    /// ``Behaviour/afterRefusedSelect`` when the card has one (else ``Behaviour/notSelected``).
+    private mutating func refusedSelection(deselects: Bool) {
+        guard deselects else { return }
+        state.isSelected = false
+        if let word = behaviour.afterRefusedSelect { state.deselectedAnswer = word }
     }
 
     /// Whether SELECT of `aid` selects the FIDO applet: its AID, or as the card's switches allow

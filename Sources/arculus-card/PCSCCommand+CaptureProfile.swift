@@ -53,6 +53,8 @@ extension PCSCCommand {
         }
         let versions = DisplayText.escaped(capture.profile.versions.joined(separator: ", "))
         Console.output("wrote profile \(capture.profile.name) (\(versions), AAGUID \(capture.profile.aaguid)) to \(output)")
+        Console.error("the profile holds the card's identity only (getInfo, SELECT answer, ATR): for its behaviour too, "
+                      + "'arculus-card pcsc probe' then 'arculus-card probe profile'")
         return ExitStatus.success
     }
 

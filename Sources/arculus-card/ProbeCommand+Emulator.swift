@@ -68,43 +68,31 @@ extension ProbeCommand {
         return ExitStatus.failure
     }
 
-    /// `probe --emulate CARD.json`.
+    /// `probe --emulate CARD.json`: the profile learned from the fingerprint (``ProfileLearning``),
+    /// the battery against it, the diff.
     static func emulate(_ options: CommandLineOptions) throws -> Int32 {
         guard let path = options.value("--emulate") else { throw UsageError("--emulate wants a fingerprint file") }
         let card = try BadProbeInput.reading { () throws(FingerprintError) in try Fingerprint(path: path) }
         let rules = try rules(options)
-        let (profile, dropped) = try emulatedProfile(card, path: path)
-        var (emulated, _) = try probeInProcess(profile, pin: card.pinState, writes: card.battery.writes,
-                                               timing: card.timing != nil && !options.flag("--no-timing"),
-                                               source: "the emulator (in process), profile \(profile.name) from \(path)")
-        emulated.profile = ProfileNote(name: profile.name, dropped: dropped)
+        let learning = try ProfileLearning.learn(from: card, file: path)
+        let (emulated, diff) = try compare(card, learning, path: path, rules: rules, timing: !options.flag("--no-timing"))
         if let output = options.value("--out") { try NewFile.replace(output, with: Array(emulated.text.utf8), mode: 0o644) }
-        let diff = try BadProbeInput.reading { () throws(FingerprintDiffError) in try FingerprintDiff(card, emulated, rules: rules) }
-        for feature in dropped { Console.output("the emulator's profile could not hold: \(DisplayText.escaped(feature))") }
-        let report = DiffReport(diff: diff, labels: ("your card", "the emulator"), hint: { ProfileHint.hint(for: $0, dropped: dropped) })
-        report.print(header: "your card (\(path)) against the emulator (profile \(profile.name))")
+        for line in learning.switches { Console.output("the emulator's profile sets \(DisplayText.escaped(line.line))") }
+        for feature in learning.dropped { Console.output("the emulator's profile could not hold: \(DisplayText.escaped(feature))") }
+        let report = DiffReport(diff: diff, labels: ("your card", "the emulator"), hint: { ProfileHint.hint(for: $0, learning: learning) })
+        report.print(header: "your card (\(path)) against the emulator (profile \(learning.profile.name))")
         return diff.isEmpty ? ExitStatus.success : ExitStatus.failure
     }
 
-    /// The profile a fingerprint describes (its getInfo, SELECT answer and ATR over the default
-    /// profile), made servable, and what it dropped or clamped.
-    static func emulatedProfile(_ fingerprint: Fingerprint, path: String) throws -> (CardProfile, [String]) {
-        guard let reported = fingerprint.getInfo else {
-            throw BadProbeInput("\(path) has no getInfo answer (entry '\(Fingerprint.getInfoEntry)'): the card did not answer getInfo")
-        }
-        let info: AuthenticatorInfo
-        do {
-            info = try AuthenticatorInfo(reported)
-        } catch {
-            throw BadProbeInput("\(path): the card's getInfo cannot be read: \(error)")
-        }
-        var capture = ProfileCapture(base: .default)
-        try capture.apply(info, reported: reported)
-        capture.profile.selectResponse = fingerprint.selectAnswer ?? "FIDO_2_0"
-        capture.profile.atr = fingerprint.atr
-        capture.profile.name = "emulated-" + capture.profile.aaguid.prefix(8)
-        capture.profile.description = "Emulated from the fingerprint \(URL(fileURLWithPath: path).lastPathComponent)"
-        let (dropped, clamped) = try capture.makeServable(reported: reported)
-        return (capture.profile, dropped + clamped)
+    /// The battery against the emulator with the learned profile (and the card's PIN state; the
+    /// writing part when the card's fingerprint has it), and the diff of the card against it.
+    static func compare(_ card: Fingerprint, _ learning: ProfileLearning, path: String, rules: DiffRules,
+                        timing: Bool) throws -> (Fingerprint, FingerprintDiff) {
+        var (emulated, _) = try probeInProcess(learning.profile, pin: card.pinState, writes: card.battery.writes,
+                                               timing: card.timing != nil && timing,
+                                               source: "the emulator (in process), profile \(learning.profile.name) from \(path)")
+        emulated.profile = ProfileNote(name: learning.profile.name, dropped: learning.dropped)
+        let diff = try BadProbeInput.reading { () throws(FingerprintDiffError) in try FingerprintDiff(card, emulated, rules: rules) }
+        return (emulated, diff)
     }
 }

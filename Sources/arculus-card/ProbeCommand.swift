@@ -7,11 +7,12 @@ import Foundation
 /// built-in profiles' fixtures (`fixtures`). `pcsc probe` takes a card's fingerprint.
 enum ProbeCommand: Subcommand {
     static let name = "probe"
-    static let summary = "Is the emulator my card? Fingerprints: diff them, emulate one, fixtures"
+    static let summary = "Is the emulator my card? Fingerprints: diff them, learn a profile, emulate one, fixtures"
 
     static var declaration: CommandDeclaration {
         CommandDeclaration(
             usage: ["arculus-card probe diff A.json B.json [--rules FILE] [--as \"LABEL A,LABEL B\"]",
+                    "arculus-card probe profile CARD.json --out PROFILE.json [--spec-only] [--rules FILE] [--no-timing]",
                     "arculus-card probe --emulate CARD.json [--rules FILE] [--out FILE] [--no-timing]",
                     "arculus-card probe --profile NAME|FILE --out FILE [--allow-writes] [--no-timing]",
                     "arculus-card probe fixtures [--dir DIR] [--check]",
@@ -25,12 +26,19 @@ enum ProbeCommand: Subcommand {
             actions: [
                 .init(title: "diff", help: ["Compare two fingerprints entry by entry and print each difference in",
                                             "the user's terms, with its path in brackets (for a rules file)."]),
+                .init(title: "profile FILE", help: [
+                    "Learn the card's profile from its fingerprint: its identity (getInfo,",
+                    "SELECT answer, ATR, attestation format) and its behaviour, every switch",
+                    "and departure the battery shows (--spec-only leaves the departures out),",
+                    "each named with the entry that showed it. Then run the battery against",
+                    "the emulator with it and print what still differs. 'serve --profile'",
+                    "serves the file it writes ('pcsc capture-profile' takes the identity only)."]),
                 .init(title: "--emulate FILE", help: [
-                    "Load the emulator with the profile taken from the fingerprint (its",
-                    "getInfo, SELECT answer and ATR; its PIN state), run the same battery",
-                    "against it in process, and print the diff: your card against the",
-                    "emulator. Each difference says whether a profile field can express it.",
-                    "What the profile could not hold is listed too."]),
+                    "Load the emulator with the profile learned from the fingerprint (as",
+                    "'probe profile' learns it; the card's PIN state too), run the same",
+                    "battery against it in process, and print the diff: your card against the",
+                    "emulator. Each difference says which profile field or switch expresses",
+                    "it, or that none does. What the profile could not hold is listed too."]),
                 .init(title: "--profile P", help: ["Run the battery against the emulator with profile P (a built-in name",
                                                    "or a file), in process, and write its fingerprint."]),
                 .init(title: "fixtures", help: [
@@ -47,7 +55,8 @@ enum ProbeCommand: Subcommand {
                 .valued("--emulate", "FILE", "The fingerprint of your card (the --emulate action)."),
                 .valued("--profile", "NAME|FILE", "The profile (the --profile action)."),
                 .valued("--as", "\"A,B\"", "(diff) How to name the two sides. Default: the files' names."),
-                .valued("--out", "FILE", "Where to write the fingerprint (--emulate: the emulator's)."),
+                .valued("--out", "FILE", "Where to write the fingerprint (--emulate: the emulator's; profile: the profile)."),
+                .flag("--spec-only", "(profile) Leave out the departures: the card as the text allows it."),
                 .flag("--allow-writes", "(--profile) Run the writing part too (the emulated card is in memory)."),
                 .flag("--no-timing", "Do not time round trips (no timing section; a diff then skips timing)."),
                 .valued("--dir", "DIR", "(fixtures) Default: Fixtures/fingerprints."),
@@ -60,6 +69,8 @@ enum ProbeCommand: Subcommand {
                 """),
                 .init(title: "EXAMPLES", body: """
                   arculus-card pcsc probe --reader 'ACS ACR1252' --out my-card.fingerprint.json
+                  arculus-card probe profile my-card.fingerprint.json --out my-card.profile.json
+                  arculus-card serve --profile my-card.profile.json
                   arculus-card probe --emulate my-card.fingerprint.json --rules accepted.rules
                   arculus-card probe diff Fixtures/fingerprints/arculus-fido2.fingerprint.json \\
                       Fixtures/fingerprints/arculus-fido21.fingerprint.json
@@ -76,6 +87,9 @@ enum ProbeCommand: Subcommand {
                 try options.allow(["--rules", "--as"], words: 3, what: "probe diff")
                 guard options.positionals.count == 3 else { throw UsageError("diff wants two fingerprint files") }
                 return try diff(options)
+            case "profile":
+                try options.allow(["--out", "--spec-only", "--rules", "--no-timing"], words: 2, what: "probe profile")
+                return try learnProfile(options)
             case "fixtures":
                 try options.allow(["--dir", "--check"], words: 1, what: "probe fixtures")
                 return try fixtures(options)
@@ -86,9 +100,9 @@ enum ProbeCommand: Subcommand {
                 try options.allow(["--profile", "--out", "--allow-writes", "--no-timing"], words: 0, what: "probe --profile")
                 return try probeEmulator(options)
             case nil:
-                throw UsageError("expected diff, fixtures, --emulate FILE or --profile NAME")
+                throw UsageError("expected diff, profile, fixtures, --emulate FILE or --profile NAME")
             case let word?:
-                throw UsageError("unknown action '\(word)': expected diff, fixtures, --emulate FILE or --profile NAME")
+                throw UsageError("unknown action '\(word)': expected diff, profile, fixtures, --emulate FILE or --profile NAME")
             }
         } catch let error as BadProbeInput {
             Console.error("arculus-card probe: \(error.description)")
@@ -114,7 +128,12 @@ enum ProbeCommand: Subcommand {
     /// `--rules FILE`, read; no rules when absent.
     static func rules(_ options: CommandLineOptions) throws -> DiffRules {
         guard let path = options.value("--rules") else { return DiffRules() }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw BadProbeInput("cannot read rules file \(path)") }
+        // Read to the end rather than by the file's size, so that a pipe (`--rules <(…)`) reads too.
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data(),
+              let text = String(data: data, encoding: .utf8) else {
+            throw BadProbeInput("cannot read rules file \(path)")
+        }
+        try? handle.close()
         return try BadProbeInput.reading { () throws(DiffRulesError) in try DiffRules(text: text, name: path) }
     }
 

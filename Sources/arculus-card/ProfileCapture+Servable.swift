@@ -12,7 +12,9 @@ extension ProfileCapture {
     /// the card's `reported` one — every member and option no profile field holds; and what it
     /// clamped: each number outside the range the emulator serves (``CardProfile/numericLimits``),
     /// brought to the nearest bound.
-    mutating func makeServable(reported: CBORMap) throws -> (dropped: [String], clamped: [String]) {
+    /// `checkingInfo` false leaves out the last comparison, for a caller that changes the profile
+    /// further and compares at the end (``unexpressed(_:servedBy:known:)``).
+    mutating func makeServable(reported: CBORMap, checkingInfo: Bool = true) throws -> (dropped: [String], clamped: [String]) {
         var dropped: [String] = []
         func drop<T: Equatable>(_ list: inout [T], _ field: String, keeping keep: (T) -> Bool, _ why: String) {
             for value in list where !keep(value) { dropped.append("\(field): \(value) (\(why))") }
@@ -35,7 +37,7 @@ extension ProfileCapture {
         }
         let clamped = profile.clampToLimits()
         try profile.validate()
-        dropped += try Self.unexpressed(reported, servedBy: profile, known: dropped + clamped)
+        if checkingInfo { dropped += try Self.unexpressed(reported, servedBy: profile, known: dropped + clamped) }
         return (dropped, clamped)
     }
 
@@ -91,7 +93,7 @@ extension ProfileCapture {
     /// The card's getInfo members and options that the emulator with `profile` answers otherwise,
     /// each in words, but for what the card's state decides (clientPin, the remaining capacity,
     /// encrypted identifiers) and what `known` already names.
-    private static func unexpressed(_ reported: CBORMap, servedBy profile: CardProfile, known: [String]) throws -> [String] {
+    static func unexpressed(_ reported: CBORMap, servedBy profile: CardProfile, known: [String]) throws -> [String] {
         let served = try VirtualCard(profile: profile).send(.getInfo).map
         let stateful: Set<Int> = [GetInfoKey.remainingDiscoverableCredentials.rawValue, GetInfoKey.encIdentifier.rawValue,
                                   GetInfoKey.encCredStoreState.rawValue, GetInfoKey.forcePINChange.rawValue]

@@ -51,10 +51,11 @@ struct AuthenticatorDataFieldsTests {
         }
     }
 
-    @Test("a byte after the last part is refused, with the parts read; without ED the extension outputs are trailing bytes")
+    @Test("a byte after the last part is refused as a trailing byte, with the parts read (the extension outputs too); without ED the extension outputs are trailing bytes")
     func trailing() throws {
         let extra = #expect(throws: AuthenticatorDataFields.ParseError.self) { try AuthenticatorDataFields(parsing: Self.registration + [0]) }
-        guard case .extensionsNotCBOR? = extra else { Issue.record("\(String(describing: extra))"); return }
+        guard case .trailingBytes(1, let read)? = extra else { Issue.record("\(String(describing: extra))"); return }
+        #expect(read.extensions == Self.extensions)
         var withoutED = Self.registration
         withoutED[32] = 0x41
         let error = #expect(throws: AuthenticatorDataFields.ParseError.self) { try AuthenticatorDataFields(parsing: withoutED) }

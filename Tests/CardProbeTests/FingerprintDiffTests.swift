@@ -88,3 +88,30 @@ struct FingerprintDiffTests {
         #expect(throws: FingerprintDiffError.differentBatteries(1, 99)) { try FingerprintDiff(Self.fingerprint([:]), other) }
     }
 }
+
+@Suite("Fingerprint diffs: lists of objects and long names")
+struct FingerprintDiffListTests {
+    static func makeCredential(_ subject: String, ca: Bool = false) -> JSONValue {
+        let certificate: JSONValue = ["subject": .string(subject), "issuer": "C=US, O=Root Maker, CN=Root", "ca": .bool(ca), "version": 3,
+                                      "aaguidExtension": true]
+        return ["sw": "9000", "ctap": "CTAP2_OK", "body": ["fmt": "packed", "attStmt": ["alg": -7, "x5c": [certificate]]]]
+    }
+
+    @Test("a certificate difference names the member of the chain's item that differs, and a long name shows only the parts that differ")
+    func certificateMember() throws {
+        let shared = "C=US, O=Arculus Card Emulator (not a vendor CA), OU=Authenticator Attestation, CN="
+        let card = FingerprintDiffTests.fingerprint(["write.makeCredential": Self.makeCredential(shared + "Captured from Virtual PCD 00 01")])
+        let emulator = FingerprintDiffTests.fingerprint(["write.makeCredential": Self.makeCredential(shared + "Learned from card.json", ca: true)])
+        let diff = try FingerprintDiff(card, emulator)
+        #expect(diff.differences.map(\.path) == ["probes/write.makeCredential/answer/body/attStmt/x5c/0/ca",
+                                                 "probes/write.makeCredential/answer/body/attStmt/x5c/0/subject"])
+        #expect(diff.differences.map { $0.sentence(FingerprintDiffTests.labels) } == [
+            "write.makeCredential, attStmt.x5c[0].ca: your card false, the emulator true",
+            "write.makeCredential, attStmt.x5c[0].subject: your card …CN=Captured from Virtual PCD 00 01, the emulator …CN=Learned from card.json",
+        ])
+        // Lists of other values compare whole, as before.
+        let versions = try FingerprintDiff(FingerprintDiffTests.fingerprint(["getInfo": ["sw": "9000", "body": ["versions": ["FIDO_2_0"]]]]),
+                                           FingerprintDiffTests.fingerprint(["getInfo": ["sw": "9000", "body": ["versions": ["FIDO_2_1"]]]]))
+        #expect(versions.differences.map(\.path) == ["probes/getInfo/answer/body/versions"])
+    }
+}

@@ -10,7 +10,8 @@ import Testing
 struct ManySwitchesProbeTests {
     static let profilePath = Probing.fixtures.appendingPathComponent("behaviour/many-switches.json").path
 
-    /// The read-only entries that differ, each with the switch that makes it differ.
+    /// The entries that differ (the writing part's that show one switch too), each with the switch
+    /// that makes it differ.
     static let expected: [String: String] = [
         "clientPIN.changePIN.no-pinHashEnc/answer": "departures.pinStateBeforeMembers",
         "clientPIN.getPinToken.no-pinHashEnc/answer": "departures.pinStateBeforeMembers",
@@ -54,6 +55,11 @@ struct ManySwitchesProbeTests {
         "getInfo/answer/body/maxMsgSize": "behaviour.getInfoAbsent",
         "getInfo/answer/body/transports": "behaviour.getInfoAbsent",
         "getInfo/answer/body/options/plat": "behaviour.getInfoAbsent",
+        "iso.poll-p2-01/answer": "behaviour.nfcctapGetResponse",
+        "select.without-aid/answer/1": "behaviour.notSelected",
+        "write.getPinToken.without-pin/answer": "departures.pinStateBeforeMembers",
+        "write.makeCredential.junk-without-pin/answer": "behaviour.pinUvAuthParamWithoutPIN",
+        "write.largeBlobs.get-first-part/answer/data": "behaviour.responseChunk",
     ]
     /// The writing part's differences are in every credential ID (credentialIdLength 112) and
     /// every counter (signatureCounterStep 4), and nowhere else.

@@ -75,8 +75,10 @@ struct ProbeWriteStopTests {
         let path = try Self.userCard(in: directory)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let card = try VirtualCard(imageAt: path)
+        // The check is getInfo after the reset from a fresh SELECT: the entry after the one that
+        // asks getInfo with no SELECT between (which shows whether the card needs one).
         let expected = ProbeError.writesStopped(
-            entry: Self.resetEntry + 1, of: Self.total,
+            entry: Self.resetEntry + 2, of: Self.total,
             reason: "authenticatorReset answered CTAP2_OK, yet getInfo after it says a PIN is set (option clientPin true)")
         #expect(throws: expected) {
             try CardProber(includeWrites: true, measuresTiming: false)

@@ -78,6 +78,11 @@ def test_each_profile_reproduces_its_fixture_over_pcsc(served, tmp_path, profile
     assert "probed " in result.stderr and " entries (" in result.stderr
     diff = tool("probe", "diff", str(FIXTURES / f"{profile}.fingerprint.json"), str(out))
     assert diff.stdout.splitlines() == [f"{profile} against probed: no differences"]
+    # The profile learned from it sets no switch, and the emulator with it answers as the card.
+    learned = tool("probe", "profile", str(out), "--out", str(tmp_path / "learned.json"))
+    assert not [line for line in learned.stdout.splitlines() if line.startswith("set ")], learned.stdout
+    assert "the emulator with this profile against your card: no differences" in learned.stdout.splitlines()
+    assert tool("probe", "--emulate", str(out)).stdout.splitlines()[-1].endswith(": no differences")
 
 
 # Every way the CTAP 2.0 model differs from the 2.1 model, by path: getInfo (versions, options,
@@ -85,7 +90,8 @@ def test_each_profile_reproduces_its_fixture_over_pcsc(served, tmp_path, profile
 # a 2.0 pinToken is not used up by makeCredential, not replaced, not bound to an RP), the error
 # codes CTAP 2.0 gives (options, a pinUvAuthParam on a card without a PIN, a pinAuth whose
 # pinProtocol is absent or unsupported: CTAP 2.0 §5.1 step 7, §5.2 step 3), the commands it has
-# not (selection, credential management, large blobs), its AAGUID and attestation certificate.
+# not (selection, credential management, large blobs; the config entries' acfg token), its AAGUID
+# and attestation certificate (its subject: the model's name).
 FIDO2_AGAINST_FIDO21 = [
     "probes/clientPIN.getKeyAgreement.protocol-2/answer",
     *[f"probes/credentialManagement.{entry}/answer" for entry in [
@@ -112,10 +118,16 @@ FIDO2_AGAINST_FIDO21 = [
     "probes/write.getPINRetries.after-setPIN/answer/body/powerCycleState",
     "probes/write.getPinToken.protocol-2/answer", "probes/write.getPinUvAuthToken.protocol-1/answer",
     "probes/write.getPinUvAuthToken.protocol-2/answer",
-    "probes/write.makeCredential/answer/body/attStmt/x5c", "probes/write.makeCredential/answer/body/authData/attestedCredential/aaguid",
-    "probes/write.makeCredential.discoverable/answer/body/attStmt/x5c",
+    "probes/write.makeCredential/answer/body/attStmt/x5c/0/subject",
+    "probes/write.makeCredential/answer/body/authData/attestedCredential/aaguid",
+    "probes/write.makeCredential.discoverable/answer/body/attStmt/x5c/0/subject",
     "probes/write.makeCredential.discoverable/answer/body/authData/attestedCredential/aaguid",
-    "probes/write.makeCredential.without-token/answer",
+    "probes/write.makeCredential.without-token/answer", "probes/write.makeCredential.junk-without-pin/answer",
+    *[f"probes/write.config.{entry}/answer" for entry in [
+        "setMinPINLength", "setMinPINLength-lower", "setMinPINLength-rpids", "toggleAlwaysUv", "toggleAlwaysUv-again"]],
+    "probes/write.getInfo.after-discoverable/answer/body/remainingDiscoverableCredentials",
+    *[f"probes/write.largeBlobs.{entry}/answer" for entry in [
+        "get-after-set", "get-first-part", "set", "set-bad-hash", "set-in-two", "set-interrupted", "set-too-long", "set-without-token"]],
     "probes/write.pin.retries-after-right/answer/body/powerCycleState",
     "probes/write.pin.retries-after-three-wrong/answer/body/powerCycleState",
     "probes/write.pin.retries-when-blocked/answer/body/powerCycleState",
@@ -154,9 +166,9 @@ def test_capture_profile_of_a_served_card_then_emulate_it_is_an_empty_diff(serve
     probe(second.reader, fingerprint)
     emulated = tool("probe", "--emulate", str(fingerprint), "--out", str(tmp_path / "emulated.json"))
     assert emulated.stdout.splitlines() == [
-        f"your card ({fingerprint}) against the emulator (profile emulated-801878dc): no differences"]
+        f"your card ({fingerprint}) against the emulator (profile learned-801878dc): no differences"]
     # The emulator's own fingerprint says which profile it was loaded with.
-    assert json.loads((tmp_path / "emulated.json").read_text())["profile"] == {"dropped": [], "name": "emulated-801878dc"}
+    assert json.loads((tmp_path / "emulated.json").read_text())["profile"] == {"dropped": [], "name": "learned-801878dc"}
 
 
 def test_emulate_names_what_a_profile_could_not_hold_and_which_field_would(tmp_path):
@@ -179,7 +191,7 @@ def test_emulate_names_what_a_profile_could_not_hold_and_which_field_would(tmp_p
         "the emulator's profile could not hold: extensions: credBlobV2 (not implemented by this build)",
         "the emulator's profile could not hold: options.uv: true (the emulator answers absent; no profile field holds it)",
     ]
-    assert lines[3] == f"your card ({card}) against the emulator (profile emulated-801878dc): 3 differences"
+    assert lines[3] == f"your card ({card}) against the emulator (profile learned-801878dc): 3 differences"
     assert lines[4:] == [
         "- getInfo, extensions: your card [\"credBlob\",\"credProtect\",\"hmac-secret\",\"hmac-secret-mc\",\"largeBlobKey\",\"minPinLength\","
         "\"thirdPartyPayment\",\"uvm\",\"credBlobV2\"], the emulator [\"credBlob\",\"credProtect\",\"hmac-secret\",\"hmac-secret-mc\",\"largeBlobKey\","
@@ -190,10 +202,56 @@ def test_emulate_names_what_a_profile_could_not_hold_and_which_field_would(tmp_p
         "- getInfo, versions: your card [\"U2F_V2\",\"FIDO_2_0\",\"FIDO_2_1_PRE\",\"FIDO_2_1\",\"FIDO_2_2\"], the emulator "
         "[\"U2F_V2\",\"FIDO_2_0\",\"FIDO_2_1_PRE\",\"FIDO_2_1\"]  [probes/getInfo/answer/body/versions]",
         "    → the profile field `versions` would hold this, but the profile had to drop it: versions: FIDO_2_2 (not implemented by this build)",
-        "accepted by the rules: 4 (probes/write.makeCredential/answer/body/attStmt/x5c, "
-        "probes/write.makeCredential.discoverable/answer/body/attStmt/x5c, "
-        "probes/write.makeCredential.without-token/answer/body/attStmt/x5c, …)",
     ]
+
+
+# --- Learning a card's profile: probe, probe profile, serve, probe --emulate --------------------
+
+
+def switches(profile: Path) -> list[str]:
+    """Every switch of a profile file with its value, as `profile show --switches` lists them (a
+    list's items sorted: getInfoAbsent names the same members in any order)."""
+    def normal(line: str) -> str:
+        head, _, rest = line.partition("[")
+        items, _, tail = rest.partition("]")
+        return f"{head}[{', '.join(sorted(items.split(', ')))}]{tail}" if rest else line
+    return [normal(line) for line in tool("profile", "show", "--switches", str(profile)).stdout.splitlines()]
+
+
+@pytest.mark.parametrize("name", ["many-switches", "other-switches"])
+def test_a_card_with_many_switches_is_learned_back_served_and_emulated(served, tmp_path, name):
+    """A served card that sets many switches at once, probed through pcscd + vpcd: `probe profile`
+    recovers every switch (and nothing else), `probe --emulate` finds nothing, and the learned
+    profile served and probed again answers the battery as the card did."""
+    source = REPO / "Fixtures" / "behaviour" / f"{name}.json"
+    card = served(["--profile", str(source)])
+    fingerprint = tmp_path / "card.fingerprint.json"
+    probe(card.reader, fingerprint, "--allow-writes", "--no-timing")
+    card.stop()
+    learned = tmp_path / "card.profile.json"
+    result = tool("probe", "profile", str(fingerprint), "--out", str(learned))
+    assert switches(learned) == switches(source)
+    set_lines = [line for line in result.stdout.splitlines() if line.startswith("set ")]
+    assert len(set_lines) == len([line for line in switches(source) if "(default " in line]), result.stdout
+    assert "the emulator with this profile against your card: no differences" in result.stdout.splitlines()
+    emulated = tool("probe", "--emulate", str(fingerprint))
+    assert emulated.stdout.splitlines()[-1] == f"your card ({fingerprint}) against the emulator (profile {json.loads(learned.read_text())['name']}): no differences"
+    again = served(["--profile", str(learned)])
+    probed = tmp_path / "served.fingerprint.json"
+    probe(again.reader, probed, "--allow-writes", "--no-timing")
+    assert tool("probe", "diff", str(fingerprint), str(probed)).stdout.splitlines()[0].endswith(": no differences")
+
+
+def test_spec_only_leaves_the_departures_out_and_names_them(tmp_path):
+    fingerprint = tmp_path / "card.fingerprint.json"
+    tool("probe", "--profile", str(REPO / "Fixtures" / "behaviour" / "many-switches.json"), "--out", str(fingerprint),
+         "--allow-writes", "--no-timing")
+    learned = tmp_path / "spec.json"
+    result = tool("probe", "profile", str(fingerprint), "--out", str(learned), "--spec-only")
+    assert "departures" not in json.loads(learned.read_text())
+    left_out = [line for line in result.stdout.splitlines() if line.startswith("left out (--spec-only): departures.")]
+    assert len(left_out) == 7, result.stdout
+    assert "left out (--spec-only): departures.longerAIDSelects = true  (select.longer-aid: the card selects the applet)" in left_out
 
 
 # --- A probe that must not change the card, and one that may ----------------------------------
@@ -290,6 +348,15 @@ def test_known_deviations_are_reported_exactly_and_nothing_else(served, tmp_path
         "timing/getAssertion.noCredential/p50Ms", "timing/getAssertion.noCredential/p90Ms",
     ]
     assert said[3].startswith("getAssertion.noCredential round trip, median: the card ")
+    # Emulated, the faulted card still differs in exactly its departures: one APDU answered
+    # otherwise is no rule of the card, so the learning sets no switch for it.
+    emulated = tool("probe", "--emulate", str(faulted), "--rules", str(rules), expect=1)
+    assert paths(emulated.stdout) == paths(diff.stdout)
+    assert not [line for line in emulated.stdout.splitlines() if line.startswith("the emulator's profile sets ")]
+    hints = emulated.stdout.splitlines()
+    unknown = hints[hints.index(next(line for line in hints if "[probes/iso.unknown-instruction/answer]" in line)) + 1]
+    assert unknown == ("    → `behaviour.unknownInstructionClass00` concerns this entry; it stays 6D00, as iso.message-class-00 shows, "
+                       "and no value of it gives both answers")
 
 
 # --- Bad input ----------------------------------------------------------------------------------
@@ -312,6 +379,45 @@ def test_a_truncated_or_foreign_fingerprint_is_refused_naming_the_file(tmp_path)
     result = tool("probe", "diff", str(good), str(good), "--rules", str(rules), expect=2)
     assert result.stderr == f"arculus-card probe: {rules}:1: the ratio is a number of at least 1, not 'half'\n"
     assert tool("probe", "diff", str(good), expect=64).stderr.startswith("arculus-card probe: diff wants two fingerprint files")
+    result = tool("probe", "profile", str(cut), "--out", str(tmp_path / "p.json"), expect=2)
+    assert result.stderr.startswith(f"arculus-card probe: {cut} is not a fingerprint: it is not JSON (cut short?)")
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_a_fingerprint_of_another_battery_is_refused_naming_both_versions(tmp_path):
+    old = json.loads((FIXTURES / "arculus-fido21.fingerprint.json").read_text())
+    version = old["battery"]["version"]
+    old["battery"]["version"] = version - 1
+    path = tmp_path / "old.fingerprint.json"
+    path.write_text(json.dumps(old))
+    expected = (f"arculus-card probe: {path} comes from battery version {version - 1}; this build runs battery version {version}: "
+                "probe the card again with this build\n")
+    assert tool("probe", "--emulate", str(path), expect=2).stderr == expected
+    assert tool("probe", "profile", str(path), "--out", str(tmp_path / "p.json"), expect=2).stderr == expected
+    result = tool("probe", "diff", str(path), str(FIXTURES / "arculus-fido21.fingerprint.json"), expect=2)
+    assert result.stderr == (f"arculus-card probe: the fingerprints come from different batteries (version {version - 1} and "
+                             f"{version}): probe both cards with the same build\n")
+
+
+def test_a_profile_with_an_unknown_switch_is_refused_naming_the_field(tmp_path):
+    profile = json.loads((REPO / "Fixtures" / "behaviour" / "many-switches.json").read_text())
+    profile["behaviour"]["selectAfterReset"] = "6D00"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(profile))
+    result = tool("probe", "--profile", str(path), "--out", str(tmp_path / "f.json"), expect=None)
+    assert result.returncode != 0
+    assert "behaviour.selectAfterReset: no such switch" in result.stderr
+    assert not (tmp_path / "f.json").exists()
+
+
+def test_rules_are_read_from_a_pipe():
+    good = FIXTURES / "arculus-fido2.fingerprint.json"
+    other = FIXTURES / "arculus-fido21.fingerprint.json"
+    result = subprocess.run(["bash", "-c", f'"$0" probe diff "$1" "$2" --rules <(printf "ignore probes\\n")',
+                             str(_binary()), str(good), str(other)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "arculus-fido2 against arculus-fido21: no differences"
+    assert result.stdout.splitlines()[1].startswith("accepted by the rules: ")
 
 
 def test_a_reader_with_no_card_a_card_that_is_not_fido_and_one_removed_mid_probe(served, tmp_path):
@@ -340,7 +446,8 @@ def test_a_reader_with_no_card_a_card_that_is_not_fido_and_one_removed_mid_probe
 
 def test_help_lists_every_option():
     text = tool("probe", "--help").stdout
-    for option in ["--rules", "--as", "--out", "--emulate", "--profile", "--allow-writes", "--no-timing", "--dir", "--check"]:
+    for option in ["--rules", "--as", "--out", "--emulate", "--profile", "--allow-writes", "--no-timing", "--dir", "--check",
+                   "--spec-only"]:
         assert option in text, option
     pcsc = tool("pcsc", "--help").stdout
     for option in ["--out", "--allow-writes", "--no-timing", "--strict"]:

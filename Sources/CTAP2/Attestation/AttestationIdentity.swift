@@ -51,6 +51,13 @@ public struct AttestationIdentity: Sendable {
         ("OU", "Emulator Attestation Root"), ("CN", "Arculus Card Emulator Root CA"),
     ]
 
+    /// The certificate name of a card model described as `description`: the description up to
+    /// its first `; ` (a captured profile's description goes on with what it dropped, which is no
+    /// part of the model's name), at most 64 characters (X.520's bound on a common name).
+    public static func commonName(_ description: String) -> String {
+        String((description.components(separatedBy: "; ").first ?? description).prefix(64))
+    }
+
     /// Issues a FIDO batch certificate for `aaguid` under the emulator root.
     public static func issueBatchCertificate(aaguid: [UInt8], model: String, batchKey: P256PrivateKey,
                                              root: X509Certificate, rootKey: P256PrivateKey) throws -> X509Certificate {
@@ -66,7 +73,7 @@ public struct AttestationIdentity: Sendable {
         let now = Date()
         return try X509Certificate.make(
             subject: [("C", "US"), ("O", "Arculus Card Emulator (not a vendor CA)"),
-                      ("OU", unit), ("CN", String(model.prefix(64)))] + extraSubject,
+                      ("OU", unit), ("CN", commonName(model))] + extraSubject,
             issuer: rootSubject, serialNumber: serialNumber,
             notBefore: now.addingTimeInterval(-86_400), notAfter: now.addingTimeInterval(20 * 365 * 86_400),
             subjectPublicKey: key, issuerPrivateKey: rootKey, isCA: false,

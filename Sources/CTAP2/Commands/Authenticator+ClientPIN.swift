@@ -96,7 +96,7 @@ extension Authenticator {
 
     private mutating func setPIN(_ request: ClientPINRequest.SetPIN, _ pinProtocol: PINUVAuthProtocol,
                                  changes: inout [CardMutation]) throws(CTAPStatus) {
-        guard !state.isPINSet else { throw .pinAuthInvalid }
+        guard !state.isPINSet else { throw profile.departures.setPINAgainPUATRequired ? .puatRequired : .pinAuthInvalid }
         let sharedSecret = try pinProtocol.sharedSecret(privateKey: keyAgreementKey(pinProtocol), platformKey: request.keyAgreement)
         guard pinProtocol.verify(key: sharedSecret, message: request.newPinEnc, signature: request.pinUvAuthParam) else {
             throw .pinAuthInvalid

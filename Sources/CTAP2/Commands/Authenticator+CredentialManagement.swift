@@ -43,7 +43,8 @@ extension Authenticator {
             guard boundRPID == nil else { throw .pinAuthInvalid }
             return CredentialManagementResponse(
                 existingResidentCredentialsCount: state.residentCredentials.count,
-                maxPossibleRemainingResidentCredentialsCount: remainingDiscoverableCredentials)
+                maxPossibleRemainingResidentCredentialsCount: profile.behaviour.remainingCredentials == .capacity
+                    ? profile.residentKeyCapacity : remainingDiscoverableCredentials)
         case .enumerateRPsBegin:
             guard boundRPID == nil else { throw .pinAuthInvalid }
             var rpIds: [String] = []
@@ -68,7 +69,12 @@ extension Authenticator {
             return try credentialEntry(try Self.next(of: &session.credentialEnumeration))
         case .deleteCredential:
             guard !readOnly else { throw .pinAuthInvalid }
-            let credential = try residentCredential(named: request, boundRPID: boundRPID)
+            let credential: ResidentCredential
+            do {
+                credential = try residentCredential(named: request, boundRPID: boundRPID)
+            } catch .noCredentials where profile.departures.deleteMissingCredentialOK {
+                return nil
+            }
             changes.append(.removeCredential(id: credential.id))
             return nil
         case .updateUserInformation:
@@ -77,8 +83,8 @@ extension Authenticator {
             let user = try request.user()
             guard user.id == credential.userId else { throw .invalidParameter }
             // CTAP 2.1 §6.8.6: a name absent or empty in the request is removed from the credential.
-            changes.append(.updateUser(id: credential.id, name: user.name.flatMap { $0.isEmpty ? nil : $0 },
-                                       displayName: user.displayName.flatMap { $0.isEmpty ? nil : $0 }))
+            changes.append(.updateUser(id: credential.id, name: user.name.flatMap { $0.isEmpty || !profile.keeps("user.name") ? nil : $0 },
+                                       displayName: user.displayName.flatMap { $0.isEmpty || !profile.keeps("user.displayName") ? nil : $0 }))
             return nil
         }
     }

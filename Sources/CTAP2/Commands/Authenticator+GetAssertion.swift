@@ -99,7 +99,8 @@ extension Authenticator {
             rpIdHash: rpIdHash, clientDataHash: request.clientDataHash, userPresent: userPresent,
             userVerified: userVerified, hmacSecret: hmacSecret, extensions: extensions)
         let first = candidates.removeFirst()
-        var response = try assertion(first, request: shared, includeUserDetails: userVerified && !candidates.isEmpty,
+        let details = !candidates.isEmpty || profile.behaviour.singleAccountUser == .details
+        var response = try assertion(first, request: shared, includeUserDetails: userVerified && details,
                                      changes: &changes)
         if !candidates.isEmpty {
             response.numberOfCredentials = candidates.count + 1
@@ -145,7 +146,8 @@ extension Authenticator {
         }
         if request.extensions.uvm {
             extensions[text: UVMExtension.identifier] = UVMExtension.output(userPresent: request.userPresent,
-                                                                      userVerified: request.userVerified)
+                                                                      userVerified: request.userVerified,
+                                                                      strongestOnly: profile.behaviour.uvmMethods == .strongest)
         }
         let authenticatorData = AuthenticatorData(rpIdHash: request.rpIdHash, flags: injectedFlags(flags),
                                                   signatureCounter: counter, attestedCredential: nil,

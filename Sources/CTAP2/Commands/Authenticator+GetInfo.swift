@@ -40,7 +40,7 @@ extension Authenticator {
     /// (§5.4); everything a CTAP 2.1 card reports follows its profile and its current state.
     mutating func getInfo() -> AuthenticatorInfo {
         let ctap21 = profile.supportsCTAP21
-        var options: [(name: String, value: Bool)] = [("plat", false), ("rk", true), ("up", true),
+        var options: [(name: String, value: Bool)] = [("plat", false), ("rk", true), ("up", profile.behaviour.upOption),
                                                       ("clientPin", state.isPINSet)]
         if profile.credentialManagement { options.append(("credMgmt", true)) }
         if profile.pinUvAuthToken { options.append(("pinUvAuthToken", true)) }
@@ -53,6 +53,7 @@ extension Authenticator {
             if profile.largeBlobs { options.append(("largeBlobs", true)) }
             if profile.credentialManagementPreview { options.append(("credentialMgmtPreview", true)) }
             if profile.persistentCredentialManagement { options.append(("perCredMgmtRO", true)) }
+            if let uvAcfg = profile.behaviour.uvAcfgOption { options.append(("uvAcfg", uvAcfg)) }
         }
         var info = AuthenticatorInfo(
             versions: advertisedVersions, extensions: profile.extensions.isEmpty ? nil : profile.extensions,
@@ -79,6 +80,7 @@ extension Authenticator {
             info.encCredStoreState = encryptUnderPersistentToken(credentialStoreState, token: token, info: "encCredStoreState")
         }
         if profile.setMinPINLength || profile.maxPINLength != 63 { info.maxPINLength = profile.maxPINLength }
+        info.uvModality = profile.behaviour.uvModality
         info.omit(profile.behaviour.getInfoAbsent)
         return info
     }

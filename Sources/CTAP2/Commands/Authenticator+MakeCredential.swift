@@ -103,7 +103,8 @@ extension Authenticator {
             outputs["minPinLength"] = .int(state.effectiveMinPINLength)
         }
         if extensions.thirdPartyPayment { outputs["thirdPartyPayment"] = true }
-        if extensions.uvm { outputs[text: UVMExtension.identifier] = UVMExtension.output(userPresent: true, userVerified: userVerified) }
+        if extensions.uvm { outputs[text: UVMExtension.identifier] = UVMExtension.output(
+            userPresent: true, userVerified: userVerified, strongestOnly: profile.behaviour.uvmMethods == .strongest) }
 
         // Steps 16–18: the key and the credential.
         let seed = random.bytes(32)
@@ -129,8 +130,9 @@ extension Authenticator {
         if residentKey {
             if let replaced { changes.append(.removeCredential(id: replaced.id)) }
             changes.append(.addCredential(ResidentCredential(
-                id: credentialId, rpId: rpId, rpName: request.rp.name, userId: request.user.id,
-                userName: request.user.name, userDisplayName: request.user.displayName, algorithm: algorithm.rawValue,
+                id: credentialId, rpId: rpId, rpName: profile.keeps("rp.name") ? request.rp.name : nil, userId: request.user.id,
+                userName: profile.keeps("user.name") ? request.user.name : nil,
+                userDisplayName: profile.keeps("user.displayName") ? request.user.displayName : nil, algorithm: algorithm.rawValue,
                 privateKey: key.privateKeyBytes, credProtect: credProtect, hmacSecret: extensions.hmacSecret,
                 serial: state.nextCredentialSerial, credBlob: credBlob, largeBlobKey: largeBlobKey,
                 thirdPartyPayment: extensions.thirdPartyPayment)))

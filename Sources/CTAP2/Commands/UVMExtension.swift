@@ -25,11 +25,12 @@ enum UVMExtension {
     /// `MATCHER_PROTECTION_ON_CHIP`: the PIN hash is compared on the chip.
     static let matcherProtection = 0x0004
 
-    /// The output for a ceremony in which the user was (or was not) present and verified.
-    static func output(userPresent: Bool, userVerified: Bool) -> CBORValue {
+    /// The output for a ceremony in which the user was (or was not) present and verified; with
+    /// `strongestOnly` (``CardBehaviour/uvmMethods`` `strongest`) the most relevant method alone.
+    static func output(userPresent: Bool, userVerified: Bool, strongestOnly: Bool = false) -> CBORValue {
         var methods: [Int] = []
         if userVerified { methods.append(passcodeExternal) }
-        if userPresent { methods.append(presenceInternal) }
+        if userPresent && !(strongestOnly && userVerified) { methods.append(presenceInternal) }
         if methods.isEmpty { methods.append(none) }
         return .array(methods.map { .array([.int($0), .int(keyProtection), .int(matcherProtection)]) })
     }

@@ -26,12 +26,13 @@ extension AuthenticatorInfo {
             case .firmwareVersion: firmwareVersion = nil
             case .maxCredBlobLength: maxCredBlobLength = nil
             case .maxRPIDsForSetMinPINLength: maxRPIDsForSetMinPINLength = nil
+            case .uvModality: uvModality = nil
             case .remainingDiscoverableCredentials: remainingDiscoverableCredentials = nil
             case .encIdentifier: encIdentifier = nil
             case .maxPINLength: maxPINLength = nil
             case .encCredStoreState: encCredStoreState = nil
             // Members this card never reports, and the two required ones.
-            case .versions, .aaguid, .preferredPlatformUvAttempts, .uvModality, .certifications,
+            case .versions, .aaguid, .preferredPlatformUvAttempts, .certifications,
                  .vendorPrototypeConfigCommands, .attestationFormats, .uvCountSinceLastPinEntry, .longTouchForReset,
                  .transportsForReset, .pinComplexityPolicy, .pinComplexityPolicyURL, .authenticatorConfigCommands, nil:
                 break

@@ -22,6 +22,7 @@ struct AuthenticatorInfo: Sendable, Equatable {
     var firmwareVersion: Int?
     var maxCredBlobLength: Int? = nil
     var maxRPIDsForSetMinPINLength: Int? = nil
+    var uvModality: Int? = nil
     var remainingDiscoverableCredentials: Int?
     /// The device identifier encrypted under the persistent pinUvAuthToken (CTAP 2.2).
     var encIdentifier: [UInt8]? = nil
@@ -110,6 +111,7 @@ extension AuthenticatorInfo: CTAPMessage {
         writer.member(Key.firmwareVersion, int: firmwareVersion, of: &map)
         writer.member(Key.maxCredBlobLength, int: maxCredBlobLength, of: &map)
         writer.member(Key.maxRPIDsForSetMinPINLength, int: maxRPIDsForSetMinPINLength, of: &map)
+        writer.member(Key.uvModality, int: uvModality, of: &map)
         writer.member(Key.remainingDiscoverableCredentials, int: remainingDiscoverableCredentials, of: &map)
         writer.member(Key.encIdentifier, bytes: encIdentifier, of: &map)
         writer.member(Key.maxPINLength, int: maxPINLength, of: &map)

@@ -166,6 +166,9 @@ extension TextChoice {
 }
 
 extension CardBehaviour.ChainInterruption: TextChoice {}
+extension CardBehaviour.ParameterCheck: TextChoice {}
+extension CardBehaviour.SingleAccountUser: TextChoice {}
+extension CardBehaviour.UVMMethods: TextChoice {}
 extension CardBehaviour.SelectNoData: TextChoice {}
 extension CardBehaviour.PartialAID: TextChoice {}
 extension CardBehaviour.PINRetriesWithoutPIN: TextChoice {}
@@ -175,32 +178,62 @@ extension CardBehaviour.U2FVersionData: TextChoice {}
 extension CardBehaviour.RemainingCredentials: TextChoice {}
 extension CardBehaviour.SignatureCounter: TextChoice {}
 
-extension CardBehaviour.SelectWithoutAID: SwitchCodable {
-    init?(switchValue: SwitchValue) {
-        if switchValue == .text("selects") { self = .selects; return }
-        guard let word = StatusWord(switchValue: switchValue), word.isChoosableError else { return nil }
-        self = .status(word)
-    }
-    var switchValue: SwitchValue {
-        switch self {
-        case .status(let word): word.switchValue
-        case .selects: .text("selects")
-        }
-    }
+/// A switch whose value is one named choice or an error status word a card may choose
+/// (`selects` or `6700`, `staysSelected` or `6D00`, …): its JSON form written once.
+protocol ChoiceOrWord: SwitchCodable {
+    /// The choice's JSON name.
+    static var choice: String { get }
+    /// The value for the choice (nil) or for an error word.
+    init(word: StatusWord?)
+    /// nil for the choice, else the word.
+    var word: StatusWord? { get }
 }
 
-extension CardBehaviour.AfterReset: SwitchCodable {
+extension ChoiceOrWord {
     init?(switchValue: SwitchValue) {
-        if switchValue == .text("staysSelected") { self = .staysSelected; return }
+        if switchValue == .text(Self.choice) { self.init(word: nil); return }
         guard let word = StatusWord(switchValue: switchValue), word.isChoosableError else { return nil }
-        self = .deselected(word)
+        self.init(word: word)
     }
-    var switchValue: SwitchValue {
-        switch self {
-        case .staysSelected: .text("staysSelected")
-        case .deselected(let word): word.switchValue
+    var switchValue: SwitchValue { word?.switchValue ?? .text(Self.choice) }
+}
+
+extension CardBehaviour.SelectWithoutAID: ChoiceOrWord {
+    static let choice = "selects"
+    init(word: StatusWord?) { self = word.map(Self.status) ?? .selects }
+    var word: StatusWord? { if case .status(let word) = self { word } else { nil } }
+}
+
+extension CardBehaviour.AfterRefusedSelect: ChoiceOrWord {
+    static let choice = "notSelected"
+    init(word: StatusWord?) { self = word.map(Self.answer) ?? .notSelected }
+    var word: StatusWord? { if case .answer(let word) = self { word } else { nil } }
+}
+
+extension CardBehaviour.ChainOverflow: ChoiceOrWord {
+    static let choice = "requestTooLarge"
+    init(word: StatusWord?) { self = word.map(Self.refused) ?? .requestTooLarge }
+    var word: StatusWord? { if case .refused(let word) = self { word } else { nil } }
+}
+
+extension CardBehaviour.AfterReset: ChoiceOrWord {
+    static let choice = "staysSelected"
+    init(word: StatusWord?) { self = word.map(Self.deselected) ?? .staysSelected }
+    var word: StatusWord? { if case .deselected(let word) = self { word } else { nil } }
+}
+
+/// An option a card may leave out of getInfo: nil for not listed, else its value.
+struct ListedOption: SwitchCodable {
+    var value: Bool?
+    init(_ value: Bool?) { self.value = value }
+    init?(switchValue: SwitchValue) {
+        switch switchValue {
+        case .null: value = nil
+        case .bool(let flag): value = flag
+        default: return nil
         }
     }
+    var switchValue: SwitchValue { value.map { .bool($0) } ?? .null }
 }
 
 extension BehaviourSwitch {

@@ -37,9 +37,14 @@ public struct CardBehaviour: Sendable, Equatable {
     /// A GET RESPONSE arriving inside a command chain: refused with `6883` (the chain ends), or
     /// answered as if there were no chain (the chain goes on).
     public var getResponseInChain: ChainInterruption = .refuse
+    /// GET RESPONSE with P1/P2 other than `00 00`: refused with incorrectP1P2's word, or answered.
+    public var getResponseP1P2: ParameterCheck = .check
     /// A SELECT arriving inside a command chain: refused with `6883` (the chain ends), or run
     /// (the chain ends, as any selection starts the applet afresh).
     public var selectInChain: ChainInterruption = .refuse
+    /// A chained NFCCTAP_MSG longer than maxMsgSize: every piece taken and CTAP2_ERR_REQUEST_TOO_LARGE
+    /// answered after the last, or this status word answered to the piece that overflows (the chain ends).
+    public var chainOverflow: ChainOverflow = .requestTooLarge
 
     // MARK: SELECT
 
@@ -55,6 +60,10 @@ public struct CardBehaviour: Sendable, Equatable {
     public var selectPartialAID: PartialAID = .refuse
     /// Whether a failed SELECT of another AID leaves no applet selected (else the FIDO applet stays).
     public var failedSelectDeselects = true
+    /// After a SELECT the card refused that leaves no applet selected (no AID, another AID): FIDO
+    /// commands answer notSelected's word, or this one until the next SELECT (an applet the
+    /// runtime selected that refused the selection itself).
+    public var afterRefusedSelect: AfterRefusedSelect = .notSelected
     /// After authenticatorReset: the applet stays selected, or every FIDO command answers this status
     /// word until the next SELECT.
     public var afterReset: AfterReset = .staysSelected
@@ -73,7 +82,24 @@ public struct CardBehaviour: Sendable, Equatable {
     public var u2fVersionData: U2FVersionData = .wrongLength
     /// getInfo members (and `options.NAME` options) the card leaves out of its answer.
     public var getInfoAbsent: [String] = []
-    /// getInfo remainingDiscoverableCredentials: the exact count of free slots, or always the capacity.
+    /// The names a discoverable credential does not keep (`rp.name`, `user.name`,
+    /// `user.displayName`): credential management and assertions answer them absent.
+    public var unstoredNames: [String] = []
+    /// getAssertion of the one discoverable credential an RP has, after user verification: the
+    /// user's ID only, or with its name and display name.
+    public var singleAccountUser: SingleAccountUser = .id
+    /// The uvm extension's output: every method the ceremony used (the PIN and the presence), or
+    /// the strongest alone.
+    public var uvmMethods: UVMMethods = .all
+    /// getInfo option `up`: true, or false for a card that takes the tap as presence and says it
+    /// cannot test it (its answers are the same).
+    public var upOption = true
+    /// getInfo option `uvAcfg` (CTAP 2.2): not listed (nil), or listed with this value.
+    public var uvAcfgOption: Bool? = nil
+    /// getInfo `uvModality` (0x12): not reported (nil), or this number (FIDO Registry §3.1, `0x200`: none).
+    public var uvModality: Int? = nil
+    /// getInfo remainingDiscoverableCredentials (and credential management's
+    /// maxPossibleRemainingResidentCredentialsCount): the exact count of free slots, or always the capacity.
     public var remainingCredentials: RemainingCredentials = .exact
     /// The signature counter: one for the card, up `signatureCounterStep` per signature; always 0;
     /// or up a random 1…`signatureCounterStep` per signature.
@@ -90,6 +116,33 @@ public struct CardBehaviour: Sendable, Equatable {
     /// A chained command interrupted by another instruction.
     public enum ChainInterruption: String, Sendable, CaseIterable {
         case refuse, process
+    }
+
+    /// The methods the uvm extension names.
+    public enum UVMMethods: String, Sendable, CaseIterable {
+        case all, strongest
+    }
+
+    /// The user entity of a single account's assertion.
+    public enum SingleAccountUser: String, Sendable, CaseIterable {
+        case id, details
+    }
+
+    /// Whether P1/P2 an instruction does not define are refused.
+    public enum ParameterCheck: String, Sendable, CaseIterable {
+        case check, ignore
+    }
+
+    /// What FIDO commands answer after a refused SELECT.
+    public enum AfterRefusedSelect: Sendable, Equatable {
+        case notSelected
+        case answer(StatusWord)
+    }
+
+    /// A chained message longer than the card takes.
+    public enum ChainOverflow: Sendable, Equatable {
+        case requestTooLarge
+        case refused(StatusWord)
     }
 
     /// SELECT with P2 `0C`.
@@ -173,6 +226,10 @@ public struct CardDepartures: Sendable, Equatable {
     /// makeCredential and getAssertion answer a pinUvAuthParam without pinUvAuthProtocol with
     /// CTAP2_ERR_PIN_AUTH_INVALID.
     public var pinUvAuthParamWithoutProtocolInvalid = false
+    /// setPIN while a PIN is set answers CTAP2_ERR_PUAT_REQUIRED.
+    public var setPINAgainPUATRequired = false
+    /// credentialManagement deleteCredential of a credential the card does not hold answers CTAP2_OK.
+    public var deleteMissingCredentialOK = false
 
     /// Every departure off.
     public init() {}

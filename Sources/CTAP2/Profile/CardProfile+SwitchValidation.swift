@@ -1,13 +1,6 @@
 /// The switches' combinations: each value was checked when it was read (``BehaviourSwitch``);
 /// here a switch that makes no sense beside another field is refused, naming both.
 extension CardProfile {
-    /// The longest credential ID this card makes at its natural length: version 1 (81 bytes) for
-    /// ES256, else version 2 with a 32-byte key seed and the longest credBlob (see ``CredentialWrapper``).
-    var naturalCredentialIdLength: Int {
-        let plaintext = 2 + 1 + 1 + 1 + 1 + 32 + 1 + (offers("credBlob") ? maxCredBlobLength : 0)
-        return max(CredentialWrapper.version1Length, 1 + 16 + (plaintext + 15) / 16 * 16 + 16)
-    }
-
     /// Checks that the switches fit together and with the rest of the profile.
     public func validateSwitches() throws(ProfileError) {
         func check(_ condition: Bool, _ fields: String, _ reason: @autoclosure () -> String) throws(ProfileError) {
@@ -25,8 +18,6 @@ extension CardProfile {
         if let length = behaviour.credentialIdLength {
             try check(length <= maxCredentialIdLength, "behaviour.credentialIdLength and maxCredentialIdLength",
                       "\(length) is longer than the card says its IDs are (\(maxCredentialIdLength))")
-            try check(length >= naturalCredentialIdLength, "behaviour.credentialIdLength and algorithms/maxCredBlobLength",
-                      "\(length) is shorter than the IDs this card makes (\(naturalCredentialIdLength) bytes)")
         }
         try check(!departures.grantsUnsupportedPermissions || pinUvAuthToken,
                   "departures.grantsUnsupportedPermissions and pinUvAuthToken",

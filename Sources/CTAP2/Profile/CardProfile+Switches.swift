@@ -18,7 +18,7 @@ extension CardProfile {
     /// getInfo options a profile may leave out, as `options.NAME`.
     public static let omittableInfoOptions: [String] = [
         "plat", "rk", "up", "clientPin", "credMgmt", "pinUvAuthToken", "makeCredUvNotRqd", "authnrCfg", "alwaysUv",
-        "setMinPINLength", "ep", "largeBlobs", "credentialMgmtPreview", "perCredMgmtRO",
+        "setMinPINLength", "ep", "largeBlobs", "credentialMgmtPreview", "perCredMgmtRO", "uvAcfg",
     ].map { "options." + $0 }
 
     /// Every switch, in the order the README and `profile show --switches` list them.
@@ -77,6 +77,10 @@ extension CardProfile {
                         summary: "the most data bytes one short response carries; the rest waits behind 61xx for GET RESPONSE",
                         room: "ISO/IEC 7816-4 §5.3.4: a card may answer fewer bytes than Ne and announce the rest with 61xx",
                         accepts: { (1...256).contains($0) }),
+        BehaviourSwitch(.behaviour, "getResponseP1P2", \.behaviour.getResponseP1P2, concern: "ISO 7816",
+                        values: CardBehaviour.ParameterCheck.choices,
+                        summary: "GET RESPONSE with P1/P2 other than 00 00: check (refused with incorrectP1P2's word) or ignore (answered as with 00 00)",
+                        room: "ISO/IEC 7816-4 §11.4.5 (GET RESPONSE): P1-P2 other than 0000 are reserved for future use, and no answer to them is named"),
         BehaviourSwitch(.behaviour, "getResponseInChain", \.behaviour.getResponseInChain, concern: "chaining",
                         values: CardBehaviour.ChainInterruption.choices,
                         summary: "a GET RESPONSE inside a command chain: refuse (6883, the chain ends) or process (answered as with no chain, the chain goes on)",
@@ -85,6 +89,10 @@ extension CardProfile {
                         values: CardBehaviour.ChainInterruption.choices,
                         summary: "a SELECT inside a command chain: refuse (6883) or process (the SELECT runs; the chain ends)",
                         room: "ISO/IEC 7816-4 §5.3.3 as above; a card manager that handles SELECT itself runs it"),
+        BehaviourSwitch(.behaviour, "chainOverflow", \.behaviour.chainOverflow, concern: "chaining",
+                        values: "requestTooLarge, or " + errorWord,
+                        summary: "a chained NFCCTAP_MSG longer than maxMsgSize: requestTooLarge (every piece taken, CTAP2_ERR_REQUEST_TOO_LARGE after the last) or this status word to the piece that overflows (the chain ends)",
+                        room: "CTAP 2.1 §6.4 (maxMsgSize) bounds the message; ISO/IEC 7816-4 §5.1.1.1 lets a card refuse a piece of a chain it cannot buffer, and names no word for it"),
     ]
 
     private static let selectSwitches: [BehaviourSwitch] = [
@@ -112,6 +120,10 @@ extension CardProfile {
                         values: "true or false",
                         summary: "whether a failed SELECT of another AID leaves no applet selected (false: the FIDO applet stays selected)",
                         room: "ISO/IEC 7816-4 §11.1.1 does not say what stays selected when a selection fails; a JavaCard's runtime keeps the current applet"),
+        BehaviourSwitch(.behaviour, "afterRefusedSelect", \.behaviour.afterRefusedSelect, concern: "SELECT",
+                        values: "notSelected, or " + errorWord + " (every FIDO command answers it until the next SELECT)",
+                        summary: "what FIDO commands answer after a SELECT the card refused that leaves no applet selected (no AID, another AID): notSelected's word, or this one (an applet the runtime selected that refused the selection itself)",
+                        room: "ISO/IEC 7816-4 §11.1.1 does not say what a refused selection leaves selected; on a JavaCard the runtime may select the applet and the applet refuse"),
         BehaviourSwitch(.behaviour, "afterReset", \.behaviour.afterReset, concern: "SELECT",
                         values: "staysSelected, or " + errorWord + " (every FIDO command answers it until the next SELECT)",
                         summary: "whether the card needs a SELECT after authenticatorReset",
@@ -140,9 +152,32 @@ extension CardProfile {
                         summary: "getInfo members the card leaves out (a null or missing maxMsgSize, transports, maxCredentialCountInList, maxCredentialIdLength or firmwareVersion, and a null maxPINLength, mean the same)",
                         room: "CTAP 2.1 §6.4: every member but versions and aaguid is optional; an absent maxMsgSize means 1024, an absent maxPINLength 63",
                         accepts: { $0.allSatisfy { omittableInfoMembers.contains($0) || omittableInfoOptions.contains($0) } }),
+        BehaviourSwitch(.behaviour, "unstoredNames", \.behaviour.unstoredNames, concern: "CTAP",
+                        values: "a list of rp.name, user.name and user.displayName",
+                        summary: "the names a discoverable credential does not keep: credential management and assertions answer them absent",
+                        room: "CTAP 2.1 §6.1.2 step 16: the authenticator stores the user entity's members it can; rp.name, user.name and user.displayName are optional (WebAuthn §5.4.2, §5.4.3)",
+                        accepts: { Set($0).isSubset(of: storableNames) && Set($0).count == $0.count }),
+        BehaviourSwitch(.behaviour, "singleAccountUser", \.behaviour.singleAccountUser, concern: "CTAP",
+                        values: CardBehaviour.SingleAccountUser.choices,
+                        summary: "getAssertion of the one discoverable credential an RP has, after user verification: id (the user ID only) or details (its name and display name too)",
+                        room: "CTAP 2.1 §6.2.2: user identifiable information only after user verification, and for one account the user ID; it does not forbid more"),
+        BehaviourSwitch(.behaviour, "uvmMethods", \.behaviour.uvmMethods, concern: "CTAP",
+                        values: CardBehaviour.UVMMethods.choices,
+                        summary: "the uvm extension's output: all (the PIN and the presence, each an entry) or strongest (the PIN alone when the user was verified)",
+                        room: "WebAuthn Level 2 §10.3 (uvm): up to three entries, the most relevant first, of the methods used; how many is the authenticator's"),
+        BehaviourSwitch(.behaviour, "upOption", \.behaviour.upOption, concern: "CTAP", values: "true or false",
+                        summary: "getInfo option up: true, or false (a card that takes the tap as presence and says it cannot test it); its answers are the same",
+                        room: "CTAP 2.1 §6.4: up says whether the authenticator can test user presence; a contactless card's only test is the tap, and cards report either"),
+        BehaviourSwitch(.behaviour, "uvAcfgOption", \.behaviour.listedUvAcfg, concern: "CTAP", values: "null (not listed), true or false",
+                        summary: "getInfo option uvAcfg (authenticatorConfig with a token from built-in user verification): not listed, or listed with this value; nothing else changes",
+                        room: "CTAP 2.2 §6.4: every option is optional, an absent uvAcfg means false"),
+        BehaviourSwitch(.behaviour, "uvModality", \.behaviour.uvModality, concern: "CTAP", values: "null (not reported) or 1…2147483647",
+                        summary: "getInfo uvModality (0x12): not reported, or this number (FIDO Registry user verification methods, 512: none)",
+                        room: "CTAP 2.1 §6.4: uvModality is optional; a card without built-in user verification may still report one",
+                        accepts: { $0 == nil || (1...Int(Int32.max)).contains($0!) }),
         BehaviourSwitch(.behaviour, "remainingCredentials", \.behaviour.remainingCredentials, concern: "CTAP",
                         values: CardBehaviour.RemainingCredentials.choices,
-                        summary: "getInfo remainingDiscoverableCredentials: the exact number of free slots, or always the capacity",
+                        summary: "getInfo remainingDiscoverableCredentials and credential management's maxPossibleRemainingResidentCredentialsCount: the exact number of free slots, or always the capacity",
                         room: "CTAP 2.1 §6.4: the member is an estimate of how many more discoverable credentials fit"),
         BehaviourSwitch(.behaviour, "signatureCounter", \.behaviour.signatureCounter, concern: "CTAP",
                         values: CardBehaviour.SignatureCounter.choices,
@@ -154,7 +189,7 @@ extension CardProfile {
                         accepts: { (1...1000).contains($0) }),
         BehaviourSwitch(.behaviour, "credentialIdLength", \.behaviour.credentialIdLength, concern: "CTAP",
                         values: "null (the natural length: 81 bytes for ES256) or 81…1023",
-                        summary: "the length of every credential ID the card makes (padded with authenticated filler)",
+                        summary: "the length of every credential ID the card makes (padded with authenticated filler; an ID that needs more, with a credBlob or another algorithm, keeps its length)",
                         room: "CTAP 2.1 §6.4 bounds it by maxCredentialIdLength only; WebAuthn §4 allows 16–1023 bytes",
                         accepts: { $0 == nil || (81...1023).contains($0!) }),
     ]
@@ -195,6 +230,14 @@ extension CardProfile {
                         concern: "CTAP", values: "true or false",
                         summary: "makeCredential and getAssertion answer a pinUvAuthParam without pinUvAuthProtocol with CTAP2_ERR_PIN_AUTH_INVALID",
                         room: "CTAP 2.1 §6.1.2 / §6.2.2 step 2: pinUvAuthParam present and pinUvAuthProtocol absent is CTAP2_ERR_MISSING_PARAMETER"),
+        BehaviourSwitch(.departures, "setPINAgainPUATRequired", \.departures.setPINAgainPUATRequired, concern: "CTAP",
+                        values: "true or false",
+                        summary: "clientPIN setPIN while a PIN is set answers CTAP2_ERR_PUAT_REQUIRED",
+                        room: "CTAP 2.1 §6.5.5.5 (setPIN): a PIN already set is CTAP2_ERR_PIN_AUTH_INVALID"),
+        BehaviourSwitch(.departures, "deleteMissingCredentialOK", \.departures.deleteMissingCredentialOK, concern: "CTAP",
+                        values: "true or false",
+                        summary: "credentialManagement deleteCredential of a credential the card does not hold answers CTAP2_OK",
+                        room: "CTAP 2.1 §6.8.5 (deleteCredential): a credential that is not found is CTAP2_ERR_NO_CREDENTIALS"),
     ]
 
     /// The switches set away from their default.
@@ -202,6 +245,20 @@ extension CardProfile {
     /// The departures turned on.
     public var departuresOn: [BehaviourSwitch] { setSwitches.filter(\.isDeparture) }
 
+    /// The names ``CardBehaviour/unstoredNames`` may list.
+    static let storableNames: Set<String> = ["rp.name", "user.name", "user.displayName"]
+
+    /// Whether a discoverable credential keeps `name` (`rp.name`, `user.name`, `user.displayName`).
+    public func keeps(_ name: String) -> Bool { !behaviour.unstoredNames.contains(name) }
+
     /// Whether getInfo leaves member (or `options.NAME`) `name` out.
     public func omitsInfo(_ name: String) -> Bool { behaviour.getInfoAbsent.contains(name) }
+}
+
+extension CardBehaviour {
+    /// ``uvAcfgOption`` as the catalogue reads and writes it (null, true or false).
+    var listedUvAcfg: ListedOption {
+        get { ListedOption(uvAcfgOption) }
+        set { uvAcfgOption = newValue.value }
+    }
 }

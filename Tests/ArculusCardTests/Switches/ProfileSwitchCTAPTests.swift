@@ -157,6 +157,18 @@ struct ProfileSwitchCTAPTests {
         #expect(try credential(from: natural).id.count == 81)
     }
 
+    @Test("credentialIdLength 97 on a card with credBlob: a plain ID is padded to 97, one with a 64-byte credBlob keeps its 145 bytes; both assert")
+    func credentialIdLengthBelowCredBlob() throws {
+        let card = try VirtualCard(profile: try switched(.reference) { $0.behaviour.credentialIdLength = 97 })
+        var withBlob = makeCredentialParameters(rpId: Self.rpId, userId: [7], rk: false)
+        withBlob[int: 6] = .map(["credBlob": .bytes([UInt8](repeating: 0x42, count: 64))])
+        for (parameters, length) in [(makeCredentialParameters(rpId: Self.rpId, userId: [7], rk: false), 97), (withBlob, 145)] {
+            let id = try credential(from: try card.send(.makeCredential, parameters).okBody()).id
+            #expect(id.count == length)
+            #expect(card.send(.getAssertion, getAssertionParameters(rpId: Self.rpId, allow: id)).status == .ok)
+        }
+    }
+
     @Test("departure oldTokenStaysValid: a cm token used after a newer cm token was issued still lists the metadata")
     func oldTokenStaysValid() throws {
         let metadata: (([UInt8]) -> CBORMap) = { token in
