@@ -92,6 +92,7 @@ let package = Package(
         // apart from FIDOWire, CTAP2 and CTAPClient, so that the card is checked against an
         // independent reading.
         .target(name: "TestSupport", dependencies: ["CBOR", "CardCrypto"], path: "Tests/TestSupport"),
+        .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport", "TestSupport"]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"], exclude: ["Vectors"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "CardCrypto"]),
