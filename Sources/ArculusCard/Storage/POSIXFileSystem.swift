@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import CTAP2
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -3,8 +3,9 @@ import CTAPClient
 import Dispatch
 import FIDOWire
 
-/// The in-process emulated card as a host-side `CardTransport`: the only place where the card
-/// side and the host side meet, and only in bytes.
+/// The in-process emulated card as a host-side `CardTransport`, for these tests: the card side and
+/// the host side meet here only in bytes, as they do in the product's connectors
+/// (`ArculusFidoConnectors`), which are the one place they meet outside the tests.
 ///
 /// It records every APDU and can take the card away after a number of APDUs, which the client
 /// sees as a card that left the field mid-operation.
