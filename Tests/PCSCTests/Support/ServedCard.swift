@@ -31,7 +31,16 @@ final class ServedCard {
     /// The package's root, from this file's path (Tests/PCSCTests/Support/ServedCard.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let binary = packageRoot.appendingPathComponent(".build/debug/arculus-card")
+    /// The `arculus-card` these tests serve: `ARCULUS_CARD` when set (as test.sh sets it), else
+    /// the one built beside this test bundle, in whatever build folder `swift test` used (a
+    /// plain `.build/debug`, or test.sh's instrumented `.build/coverage`).
+    static let binary: URL = {
+        if let path = ProcessInfo.processInfo.environment["ARCULUS_CARD"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        let runner = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        return runner.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("arculus-card")
+    }()
 
     let profile: String
     private var process: ChildProcess?
@@ -43,7 +52,7 @@ final class ServedCard {
     init(profile: String, aaguid: [UInt8]) throws {
         guard VirtualReader.reachable else { throw ServedCardError(VirtualReader.unavailableMessage) }
         guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
-            throw ServedCardError("no arculus-card binary at \(Self.binary.path): run `swift build` first")
+            throw ServedCardError("no arculus-card binary at \(Self.binary.path): build it with `swift build --build-tests`, or set ARCULUS_CARD")
         }
         self.profile = profile
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pcsc-tests-\(UUID().uuidString)")
