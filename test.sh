@@ -21,8 +21,9 @@ chmod 1777 "$profiles"   # serve and ctl also run as nobody in the control-socke
 # killed while it writes spoils only its own file, which coverage.py leaves out and counts; one
 # pool shared by all would lose every process merged into it.
 export LLVM_PROFILE_FILE="$PWD/$profiles/cli-%p-%m.profraw"
-swift test --skip-build "${build[@]}"
+# The binary every test serves, the Swift suite's PC/SC tests included.
 export ARCULUS_CARD="$bin/arculus-card"
+swift test --skip-build "${build[@]}"
 # The seed's own Swift code (Tests/Seed), built against the SDK for Tests/Flows/test_seed_code.py.
 # Without the seed text on this machine (../shared/seeds) those tests skip, and this says so.
 seed_status=0
