@@ -1,4 +1,5 @@
 import CBOR
+import TestSupport
 import Testing
 
 /// Randomized round trips over generated trees, with a seeded generator so failures

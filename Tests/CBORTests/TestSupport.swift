@@ -72,25 +72,6 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(hex) → \(error)" }
 }
 
-// MARK: - Deterministic PRNG
-
-/// SplitMix64: small, fast, deterministic; good enough to generate test data.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 // MARK: - Truncation oracle
 
 /// The error the decoder must report for the first `length` bytes of `full`, a valid

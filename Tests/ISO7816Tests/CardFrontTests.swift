@@ -206,7 +206,7 @@ struct CardFrontTests {
     @Test func randomAPDUsDoNotBreakTheFront() {
         let applet = FakeApplet()
         let front = FrontUnderTest(applet: applet)
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         for round in 0..<5000 {
             let length = Int(generator.next() % 300)
             var apdu = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
@@ -222,18 +222,5 @@ struct CardFrontTests {
         front.powerOn()
         _ = front.transmit(Wire.select)
         #expect(front.transmit(hex("8010800001 04 00")) == [0x00, 0x04, 0x90, 0x00])
-    }
-}
-
-/// A small deterministic generator so the random test is repeatable.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
