@@ -10,8 +10,9 @@ rewritten before a block runs: the reader name "Virtual PCD 00 00" becomes the t
 `port-35963` (the control socket's record) becomes the test slot's port, and an
 `arculus-card ctl` that names no card gets `--slot N`.
 
-A block passes when it exits 0 and its output holds what its comments promise: a comment
-`# → TEXT` says TEXT is printed (each part of TEXT between '…' in order). A block that cannot
+A block passes when it exits 0 and its output holds what its comments promise: a comment with an
+arrow, `# → TEXT` (or `# what: → TEXT`), says TEXT is printed (each part of TEXT between '…', in
+order). A block that cannot
 run in a test (it serves until stopped, restarts the machine's pcscd, installs packages, needs a
 card of one's own) is marked in the Markdown on the line right before it:
 `<!-- not run: REASON -->`. An unmarked block is run; a shell block fenced as anything but
@@ -33,7 +34,7 @@ from conftest import REPO, VPCD_BASE_PORT, _binary
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "Docs").glob("*.md"))]
 NOT_RUN = re.compile(r"^<!-- not run: (.+) -->$")
 SHELL_FENCES = ("```bash", "```shell", "```console", "```zsh")
-PROMISE = re.compile(r"#\s*→\s*(.+?)\s*$")
+PROMISE = re.compile(r"#[^→\n]*→\s*(.+?)\s*$")
 
 
 class Block:

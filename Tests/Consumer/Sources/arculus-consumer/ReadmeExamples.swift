@@ -1,4 +1,5 @@
 import ArculusCard
+import ArculusFidoConnectors
 import CardProbe
 import Transcript
 
@@ -134,7 +135,7 @@ func transcripts(_ checks: Checks) throws {
 func probing(_ checks: Checks) throws {
     // README: Is the emulator my card?
     let card = try VirtualCard()
-    let transport = VirtualCardTransport(card)
+    let transport = VirtualCardTransport(card: card)
     let atr = try card.profile.atrBytes
     let fingerprint = try CardProber(includeWrites: false).run(on: transport, atr: atr, source: "my reader")
     try fingerprint.text.write(toFile: "card.fingerprint.json", atomically: true, encoding: .utf8)

@@ -31,7 +31,7 @@ checks.part("README: Is the emulator my card?") { try probing(checks) }
 // CTAPClient against an in-process card: getInfo, a PIN, a registration and an authentication
 // whose signature verifies with the registered key.
 checks.part("CTAPClient") {
-    let client = try CTAPClient(transport: VirtualCardTransport(try VirtualCard()))
+    let client = try CTAPClient(transport: VirtualCardTransport(card: try VirtualCard()))
     checks.expect(client.info.versions.contains("FIDO_2_1") && client.info.isPINSet == false, "getInfo of a blank card")
     try client.setPIN("123456")
     checks.expect(client.info.isPINSet == true, "getInfo says clientPin after setPIN")
