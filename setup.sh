@@ -2,8 +2,10 @@
 # Installs what building, serving and testing the emulator need on Debian 12, idempotently, and
 # starts pcscd if it is not running. Used by serve.sh, test.sh and .ci/run.
 #   ./setup.sh            build + serve needs (libssl-dev, libpcsclite-dev, pcscd, vsmartcard-vpcd)
-#   ./setup.sh --tests    also the interop clients (opensc, pcsc-tools, python-fido2, pyscard, pytest)
-#                         and the fido2 sdist whose tests/device suite test.sh runs (.build/device-suite)
+#   ./setup.sh --tests    also the interop clients (opensc, pcsc-tools, python-fido2, pyscard, pytest),
+#                         jq and openssl (the documentation's shell blocks use them; test_docs.py
+#                         runs them), and the fido2 sdist whose tests/device suite test.sh runs
+#                         (.build/device-suite)
 #   ./setup.sh --readers N
 #                         vpcd readers for N cards at once: writes pcscd's vpcd configuration
 #                         (/etc/reader.conf.d/vpcd) for N readers and RESTARTS THE MACHINE'S pcscd
@@ -46,7 +48,7 @@ sudo_cmd=()
 packages=(libssl-dev libpcsclite-dev pcscd vsmartcard-vpcd pkg-config)
 python_packages=()
 if [[ "$tests" == true ]]; then
-    packages+=(opensc pcsc-tools)
+    packages+=(opensc pcsc-tools jq openssl)
     # webauthn (py_webauthn): the WebAuthn library the flow tests' FIDO2 server verifies with.
     python_packages=("fido2==2.2.1" "pyscard==2.3.1" "pytest>=8" "webauthn==3.0.1")
 fi

@@ -34,7 +34,9 @@ enum ServeCommand: Subcommand {
             options: [
                 .repeating("--card", "FILE", "The card image: the card's non-volatile memory (credentials, PIN,",
                            "counters). Created from the profile when the file does not exist;",
-                           "locked while the card runs; written atomically after every change.",
+                           "locked while the card runs. Each change is appended to the image's",
+                           "journal and synced before the card answers, so a kill leaves the",
+                           "state before or after it (see Docs/CardImage.md).",
                            "Without --card the card lives in memory and is blank every run.",
                            "Given several times: one card per image, on consecutive readers."),
                 .valued("--cards", "N", "N cards in memory, on consecutive readers (1 to 16)."),

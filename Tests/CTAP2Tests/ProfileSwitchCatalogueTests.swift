@@ -177,18 +177,18 @@ struct ProfileSwitchCatalogueTests {
     }
 }
 
-@Suite("Profile switches: the README table")
+@Suite("Profile switches: the profiles guide's table")
 struct ProfileSwitchReadmeTests {
-    /// The README row of `entry`, as the "Card profiles" section shows it.
+    /// The row of `entry`, as the profiles guide (Docs/Profiles.md) shows it.
     static func row(_ entry: BehaviourSwitch) -> String {
         let name = entry.isDeparture ? "`\(entry.field)` (**departure**)" : "`\(entry.field)`"
         return "| \(name) | \(entry.values) | `\(entry.defaultValue)` | \(entry.summary) | \(entry.room) |"
     }
 
-    @Test("README \"Card profiles\" has every switch's row: name, values, default, what it changes, the room or the rule broken")
+    @Test("Docs/Profiles.md has every switch's row: name, values, default, what it changes, the room or the rule broken")
     func readmeTable() throws {
         let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Docs/Profiles.md"), encoding: .utf8)
         let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `behaviour.") || $0.hasPrefix("| `departures.") }
         #expect(rows.map(String.init) == CardProfile.switches.map(Self.row))
     }

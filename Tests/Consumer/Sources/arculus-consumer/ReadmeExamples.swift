@@ -1,10 +1,12 @@
 import ArculusCard
+import ArculusFidoConnectors
 import CardProbe
 import Transcript
 
-// The README's Swift examples, each as written there between the `// README` markers (the lines a
-// reader is told to write, in a function so that the consumer can check what they did). When an
-// example stops compiling here, the README is wrong: fix both together.
+// The Swift examples of README.md and Docs/*.md, each as written there between the `// README`
+// markers (the lines a reader is told to write, in a function so that the consumer can check what
+// they did). When an example stops compiling or running here, the documentation is wrong: fix both
+// together. (extract-blocks also compiles each block alone, with its imports.)
 
 /// "Using the card from Swift".
 func usingTheCardFromSwift(_ checks: Checks) throws {
@@ -36,10 +38,10 @@ func usingTheCardFromSwift(_ checks: Checks) throws {
     checks.expect(declined == .conditionsNotSatisfied, "with presence declined, U2F REGISTER answers 6985")
 }
 
-/// "State without CTAP", with the PEM it assumes.
+/// "State without CTAP" (Docs/TestDouble.md).
 func stateWithoutCTAP(_ checks: Checks) throws {
-    let pem = try P256PrivateKey().pemPKCS8
     // README: State without CTAP
+    let pem = try P256PrivateKey().pemPKCS8                 // a key of yours, as PKCS #8 PEM
     let card = try VirtualCard(imageAt: "card.img")
     try card.setPIN("123456")                          // PIN set, 8 retries left
     try card.setPINRetries(2)
@@ -84,21 +86,35 @@ func faults(_ checks: Checks) throws {
     checks.expect(card.faultLog.count == 1, "the fault log names it")
 }
 
-/// "Reader and timing".
+/// "Reader and timing" (Docs/TestDouble.md).
 func timing(_ checks: Checks) throws {
-    let card = try VirtualCard()
     // README: Reader and timing
+    let card = try VirtualCard()
     card.timing = .realistic                // ~110 ms per signature, ~200 ms per key generation, ~55 ms PIN, ~4 ms per APDU
     // README end
     checks.expect(card.timing.signature == .milliseconds(110) && card.timing.apdu == .milliseconds(4), "realistic timing")
 }
 
-/// "Transcripts", from Swift, with the seed, APDU and card it assumes.
+/// "Reader and timing" (Docs/TestDouble.md): the card on the test's clock.
+func clock(_ checks: Checks) throws {
+    // README: The card's clock
+    var now = CardInstant.origin                                // the test's clock
+    let card = try VirtualCard(clock: { now })                  // powered up at the origin
+    now = now.advanced(by: .seconds(11))                        // 11 s later: past the 10 s reset window
+    let reset = card.send(.reset)                               // CTAP2_ERR_NOT_ALLOWED
+    // README end
+    checks.expect(reset.status == .notAllowed, "authenticatorReset 11 s after power-up answers CTAP2_ERR_NOT_ALLOWED")
+    now = now.advanced(by: .seconds(1))
+    card.powerCycle()
+    checks.expect(card.send(.reset).status == .ok, "right after a power-up on the test's clock, authenticatorReset is allowed")
+}
+
+/// "Transcripts" (Docs/Transcripts.md), from Swift.
 func transcripts(_ checks: Checks) throws {
-    let seed = Array("consumer".utf8)
-    let apdu = NFCBinding.selectFIDOApplet
-    let card = try VirtualCard()
     // README: Transcripts
+    let seed = Array("my test's seed".utf8)                              // any bytes: the card's every random value
+    let apdu = NFCBinding.selectFIDOApplet                               // what the host sends
+    let card = try VirtualCard()
     let recorder = try TranscriptRecorder(card: try VirtualCard(entropy: .seeded(seed)))
     _ = recorder.transmit(apdu)                                          // … the session
     try recorder.transcript.write(toFile: "session.transcript")
@@ -117,10 +133,10 @@ func transcripts(_ checks: Checks) throws {
 /// "Is the emulator my card?", from Swift: the battery against an in-process card, written, read
 /// back and diffed.
 func probing(_ checks: Checks) throws {
-    let card = try VirtualCard()
-    let transport = VirtualCardTransport(card)
-    let atr = try card.profile.atrBytes
     // README: Is the emulator my card?
+    let card = try VirtualCard()
+    let transport = VirtualCardTransport(card: card)
+    let atr = try card.profile.atrBytes
     let fingerprint = try CardProber(includeWrites: false).run(on: transport, atr: atr, source: "my reader")
     try fingerprint.text.write(toFile: "card.fingerprint.json", atomically: true, encoding: .utf8)
     let kept = try Fingerprint(path: "card.fingerprint.json")

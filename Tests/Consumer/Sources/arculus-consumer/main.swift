@@ -8,8 +8,8 @@ import PCSC
 import Transcript
 import VirtualReader
 
-// Uses every library product of the emulator as a dependent package can, and runs the README's
-// Swift examples. Exits 0 when every check passed, 1 otherwise.
+// Uses every library product of the emulator as a dependent package can, and runs the Swift
+// examples of README.md and Docs/*.md. Exits 0 when every check passed, 1 otherwise.
 
 let checks = Checks()
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("arculus-consumer-\(getpid())")
@@ -24,13 +24,14 @@ try? FileManager.default.removeItem(atPath: "card.img")
 checks.part("README: State without CTAP") { try stateWithoutCTAP(checks) }
 checks.part("README: Faults") { try faults(checks) }
 checks.part("README: Reader and timing") { try timing(checks) }
+checks.part("README: The card's clock") { try clock(checks) }
 checks.part("README: Transcripts") { try transcripts(checks) }
 checks.part("README: Is the emulator my card?") { try probing(checks) }
 
 // CTAPClient against an in-process card: getInfo, a PIN, a registration and an authentication
 // whose signature verifies with the registered key.
 checks.part("CTAPClient") {
-    let client = try CTAPClient(transport: VirtualCardTransport(try VirtualCard()))
+    let client = try CTAPClient(transport: VirtualCardTransport(card: try VirtualCard()))
     checks.expect(client.info.versions.contains("FIDO_2_1") && client.info.isPINSet == false, "getInfo of a blank card")
     try client.setPIN("123456")
     checks.expect(client.info.isPINSet == true, "getInfo says clientPin after setPIN")
