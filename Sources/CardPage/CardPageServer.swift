@@ -167,10 +167,11 @@ public final class CardPageServer: @unchecked Sendable {
             for index in connections.indices { advance(&connections[index], at: now) }
             for index in cards.indices { push(card: index, &states[index], viewer: viewers[index], to: &connections, at: now) }
             for index in connections.indices where connections[index].hasOutput { connections[index].flush(at: now) }
+            for index in connections.indices { connections[index].linger(at: now) }
             connections.removeAll { connection in
                 let stalled = connection.stalledSince.map { now - $0 >= workTimeout } ?? false
                 let late: Bool = if case .reading = connection.phase { now - connection.openedAt >= Self.requestTimeout } else { false }
-                guard connection.isFinished || stalled || late || connection.backlog > HTTPConnection.maximumStreamBacklog else {
+                guard connection.isFinished(at: now) || stalled || late || connection.backlog > HTTPConnection.maximumStreamBacklog else {
                     return false
                 }
                 if case .streaming(let card) = connection.phase { feeds[card].subscribers.subtract(1, ordering: .relaxed) }
@@ -187,7 +188,8 @@ public final class CardPageServer: @unchecked Sendable {
                 var events: Int16 = connection.hasOutput ? Int16(POLLOUT) : 0
                 switch connection.phase {
                 case .reading, .streaming: events |= Int16(POLLIN)
-                case .waiting, .answered: break
+                case .answered: if connection.lingeringSince != nil { events |= Int16(POLLIN) }
+                case .waiting: break
                 }
                 fds.append(pollfd(fd: events == 0 ? -1 : connection.fd, events: events, revents: 0))
             }
@@ -226,6 +228,7 @@ public final class CardPageServer: @unchecked Sendable {
             case .answered, .streaming: break
             }
             if let stalled = connection.stalledSince { deadlines.append(stalled + workTimeout) }
+            if let lingering = connection.lingeringSince { deadlines.append(lingering + HTTPConnection.linger) }
         }
         for (index, state) in states.enumerated() where feeds[index].subscribers.load(ordering: .relaxed) > 0 {
             if let snapshot = state.snapshot { deadlines.append(snapshot.deadline) }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VirtualReader
 
 /// One client of the card page's server, as its thread sees it: bytes received and not yet read
@@ -48,19 +53,36 @@ struct HTTPConnection {
         return false
     }
 
-    /// Whether it is done: failed, or answered and sent.
-    var isFinished: Bool {
+    /// Since when an answered connection, its answer sent, has been closed for writing and waits
+    /// for the client to hang up (so that what the client still sends, such as the rest of a
+    /// body refused unread, does not make the close a reset that loses the answer).
+    private(set) var lingeringSince: ContinuousClock.Instant?
+
+    /// How long a connection lingers after its answer.
+    static let linger = Duration.seconds(1)
+
+    /// Whether it is done: failed, or answered, sent and lingered.
+    func isFinished(at now: ContinuousClock.Instant) -> Bool {
         if failed { return true }
-        if case .answered = phase { return !hasOutput }
-        return false
+        guard let lingeringSince else { return false }
+        return now - lingeringSince >= Self.linger
+    }
+
+    /// Closes an answered connection for writing once its answer is sent.
+    mutating func linger(at now: ContinuousClock.Instant) {
+        guard case .answered = phase, !hasOutput, lingeringSince == nil else { return }
+        _ = shutdown(fd, Int32(SHUT_WR))
+        lingeringSince = now
     }
 
     /// Takes bytes the client sent; an empty read means it hung up (a stream ends then; a
     /// request still being read is abandoned).
     mutating func received(_ bytes: [UInt8]) {
         if bytes.isEmpty {
-            if case .reading = phase { failed = true }
-            if case .streaming = phase { failed = true }
+            switch phase {
+            case .reading, .streaming, .answered: failed = true
+            case .waiting: break
+            }
             return
         }
         // What a stream's client sends is not read; a request's bytes are kept up to the limit.

@@ -54,18 +54,6 @@ enum PageMarkup {
     </div>
     <p id="presence-unavailable" class="note" hidden>This serve has no presence control: every request is approved.</p>
   </section>
-  <section id="credential-panel">
-    <h2>Credentials <span id="credential-count" class="badge">0</span></h2>
-    <div id="credentials"></div>
-    <form id="credential-form" autocomplete="off">
-      <input id="credential-rp" placeholder="rp id (example.com)" aria-label="rp id" required>
-      <input id="credential-user" placeholder="user name" aria-label="user name">
-      <select id="credential-algorithm" aria-label="algorithm">
-        <option value="-7">ES256</option><option value="-8">EdDSA</option><option value="-35">ES384</option><option value="-257">RS256</option>
-      </select>
-      <button id="credential-add" type="submit">Add credential</button>
-    </form>
-  </section>
   <section id="fault-panel">
     <h2>Faults</h2>
     <ul id="faults"></ul>
@@ -86,6 +74,18 @@ enum PageMarkup {
       <button id="fault-arm" type="submit">Arm</button>
     </form>
     <ul id="fault-log" class="note"></ul>
+  </section>
+  <section id="credential-panel">
+    <h2>Credentials <span id="credential-count" class="badge">0</span></h2>
+    <div id="credentials"></div>
+    <form id="credential-form" autocomplete="off">
+      <input id="credential-rp" placeholder="rp id (example.com)" aria-label="rp id" required>
+      <input id="credential-user" placeholder="user name" aria-label="user name">
+      <select id="credential-algorithm" aria-label="algorithm">
+        <option value="-7">ES256</option><option value="-8">EdDSA</option><option value="-35">ES384</option><option value="-257">RS256</option>
+      </select>
+      <button id="credential-add" type="submit">Add credential</button>
+    </form>
   </section>
   <section id="trace-panel">
     <h2>Trace <span id="trace-count" class="badge">0</span></h2>

@@ -9,7 +9,9 @@ header { display: flex; flex-wrap: wrap; align-items: center; gap: .6rem; paddin
 header h1 { font-size: 1.1rem; margin: 0 .6rem 0 0; font-weight: 600; }
 header nav { margin-left: auto; display: flex; gap: .4rem; }
 #card-name { color: #9ca3af; font-weight: 400; }
-main { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 1rem; padding: 1rem 1.2rem; }
+main { display: grid; grid-template-columns: repeat(4, minmax(0, 1fr)); gap: 1rem; padding: 1rem 1.2rem; }
+@media (max-width: 1100px) { main { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
+@media (max-width: 640px) { main { grid-template-columns: minmax(0, 1fr); } }
 section { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: .8rem 1rem; min-width: 0; }
 #trace-panel, #credential-panel { grid-column: 1 / -1; }
 h2 { font-size: 1rem; margin: 0 0 .5rem; display: flex; align-items: center; gap: .5rem; }
@@ -54,7 +56,7 @@ th { color: var(--muted); font-weight: 500; font-size: .85rem; }
 .row.open .details { display: block; }
 .row.open .summary { display: none; }
 #toast { position: fixed; bottom: 1rem; left: 50%; transform: translateX(-50%); background: #111827; color: #fff;
-         padding: .5rem 1rem; border-radius: 8px; max-width: 80vw; }
+         padding: .5rem 1rem; border-radius: 8px; max-width: 80vw; pointer-events: none; }
 #toast.bad { background: var(--bad); }
 """#
 }
