@@ -41,6 +41,8 @@ public final class CardPageServer: @unchecked Sendable {
     public static let statePushInterval = Duration.milliseconds(100)
     /// How often the state is pushed while nothing changes (and the stream shown alive).
     public static let heartbeat = Duration.seconds(5)
+    /// The most trace rows a page is sent in a second.
+    public static let maximumRowsPerSecond = 200
     /// Rows kept to send a page that opens later.
     static let historyLength = 200
 
@@ -149,6 +151,8 @@ public final class CardPageServer: @unchecked Sendable {
         var lastPush: ContinuousClock.Instant?
         var lastState: String?
         var history: [TraceRow] = []
+        /// This second's rows sent so far, for the rate limit.
+        var rowWindow: (start: ContinuousClock.Instant, sent: Int)?
     }
 
     private func serve() {
@@ -286,11 +290,21 @@ public final class CardPageServer: @unchecked Sendable {
     private func push(card index: Int, _ state: inout CardState, viewer: ControlChannelHandler,
                       to connections: inout [HTTPConnection], at now: ContinuousClock.Instant) {
         let feed = feeds[index]
-        let (rows, dropped) = feed.takeRows()
-        if !rows.isEmpty || dropped > 0 {
+        var (rows, dropped) = feed.takeRows()
+        // A page is sent at most ``maximumRowsPerSecond`` rows a second (a person reads far
+        // fewer); the others are counted in a `dropped` event.
+        if state.rowWindow.map({ now - $0.start >= .seconds(1) }) ?? true { state.rowWindow = (now, 0) }
+        let room = max(0, Self.maximumRowsPerSecond - (state.rowWindow?.sent ?? 0))
+        var skipped = 0
+        if rows.count > room {
+            skipped = rows.count - room
+            rows.removeFirst(skipped)
+        }
+        state.rowWindow?.sent += rows.count
+        if !rows.isEmpty || dropped > 0 || skipped > 0 {
             state.history = Array((state.history + rows).suffix(Self.historyLength))
             var events: [UInt8] = []
-            if dropped > 0 { events += Self.event("dropped", .object(["rows": .int(dropped)])) }
+            if dropped + skipped > 0 { events += Self.event("dropped", .object(["events": .int(dropped), "rows": .int(skipped)])) }
             for row in rows { events += Self.event("trace", row.json) }
             for connection in connections.indices where connections[connection].isStreaming(card: index) {
                 connections[connection].queue(events)

@@ -88,7 +88,7 @@ enum PageMarkup {
     </form>
   </section>
   <section id="trace-panel">
-    <h2>Trace <span id="trace-count" class="badge">0</span></h2>
+    <h2>Trace <span id="trace-count" class="badge">0</span> <span id="trace-skipped" class="note" hidden></span></h2>
     <div class="tools">
       <input id="trace-filter" placeholder="filter by command" aria-label="filter by command" list="trace-commands">
       <datalist id="trace-commands"></datalist>

@@ -9,7 +9,7 @@ const base = location.pathname.replace(/[^/]*$/, '');
 const address = (resource) => base + resource + '?t=' + encodeURIComponent(secret);
 const $ = (id) => document.getElementById(id);
 const maxRows = 500;
-let rows = [], held = [], paused = false, tokenDeadline = null, cardState = null, seenCommands = new Set();
+let rows = [], held = [], skipped = 0, paused = false, tokenDeadline = null, cardState = null, seenCommands = new Set();
 
 function el(tag, attributes, ...children) {
   const node = document.createElement(tag);
@@ -203,7 +203,12 @@ function connect() {
     const row = JSON.parse(event.data);
     if (paused) { held.push(row); $('trace-pause').textContent = 'Resume (' + held.length + ')'; } else addRows([row]);
   });
-  events.addEventListener('dropped', (event) => toast(JSON.parse(event.data).rows + ' trace rows were dropped (the page fell behind)', true));
+  events.addEventListener('dropped', (event) => {
+    const dropped = JSON.parse(event.data);
+    skipped += dropped.rows + dropped.events;
+    $('trace-skipped').textContent = skipped + ' not shown (too many a second)';
+    $('trace-skipped').hidden = false;
+  });
 }
 
 $('card-select').addEventListener('change', (event) => {

@@ -35,6 +35,12 @@ public struct TraceRowBuilder: Sendable {
 
     public init() {}
 
+    /// Forgets the message in progress (after events were lost); row numbers go on.
+    mutating func restart() {
+        formatter.reset()
+        open = nil
+    }
+
     /// The rows `event` completes (none, one, or two when a message was cut short by it).
     public mutating func rows(for event: VPCDBridge.Event) -> [TraceRow] {
         switch event {
