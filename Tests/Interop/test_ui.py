@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -30,7 +31,7 @@ from fido2.ctap2.extensions import HmacSecretExtension
 from fido2.utils import websafe_decode
 
 import interop_support as support
-from conftest import REPO, _serve, _unavailable
+from conftest import REPO, _binary, _serve, _unavailable
 
 SCREENSHOTS = REPO / ".build" / "ui-screenshots"
 # Nothing else on the page can spell it by chance (as digits could be in a time or hex).
@@ -338,7 +339,7 @@ def forms(secret: bytes) -> list[str]:
             base64.urlsafe_b64encode(secret).decode().rstrip("=")]
 
 
-def test_no_pin_key_or_token_reaches_the_page(ui_card, browser):
+def test_no_pin_key_or_token_reaches_the_page(ui_card, browser, tmp_path):
     open_page(browser, ui_card)
     stream = EventStream(ui_card)
     # The PIN is set from the page.
@@ -407,6 +408,12 @@ def test_no_pin_key_or_token_reaches_the_page(ui_card, browser):
     # wire) but never the PIN or the token themselves.
     status, transcript = fetch(ui_card, "GET", f"/transcript?t={secret}")
     assert status == 200 and transcript.startswith(b"@format 1")
+    # It is a transcript as `serve --record` writes one: `transcript check` reads every message.
+    downloaded = tmp_path / "session.transcript"
+    downloaded.write_bytes(transcript)
+    checked = subprocess.run([str(_binary()), "transcript", "check", str(downloaded)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert b"authenticatorMakeCredential" in transcript
     for what in ("PIN", "pinUvAuthToken", "hmac-secret output"):
         for spelling in searched[what]:
             assert spelling.encode() not in transcript, f"the {what} appears in the transcript"
