@@ -75,10 +75,14 @@ let package = Package(
         .target(name: "CardProbe", dependencies: ["CTAPClient", "CBOR", "COSE", "CardCrypto", "FIDOWire", "JSONSupport", "POSIXSupport"]),
         .target(name: "VirtualReader", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport",
                                                      "JSONSupport"]),
+        // The card page: `serve --ui`'s web page of each served card, its loopback HTTP server, the
+        // page's event stream and the trace rows it shows.
+        .target(name: "CardPage", dependencies: ["VirtualReader", "Transcript", "FIDOWire", "ISO7816", "JSONSupport", "CardCrypto",
+                                                 "POSIXSupport"]),
         .executableTarget(
             name: "arculus-card",
             dependencies: [
-                "ArculusCard", "VirtualReader", "Transcript", "PCSC", "CTAPClient", "ArculusSDK", "ArculusFidoConnectors", "CardProbe",
+                "ArculusCard", "VirtualReader", "CardPage", "Transcript", "PCSC", "CTAPClient", "ArculusSDK", "ArculusFidoConnectors", "CardProbe",
                 "CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport", "JSONSupport",
             ]
         ),
@@ -110,6 +114,8 @@ let package = Package(
         .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
                                                           "JSONSupport", "CTAP2", "arculus-card"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "CTAP2", "CBOR", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "CardPageTests", dependencies: ["CardPage", "VirtualReader", "ArculusCard", "JSONSupport", "FIDOWire",
+                                                          "POSIXSupport", "TestSupport"]),
         .testTarget(name: "VirtualReaderTests", dependencies: ["VirtualReader", "ISO7816", "FIDOWire", "JSONSupport", "TestSupport"]),
         .testTarget(
             name: "RobustnessTests",

@@ -4,8 +4,9 @@
 #   ./setup.sh            build + serve needs (libssl-dev, libpcsclite-dev, pcscd, vsmartcard-vpcd)
 #   ./setup.sh --tests    also the interop clients (opensc, pcsc-tools, python-fido2, pyscard, pytest),
 #                         jq and openssl (the documentation's shell blocks use them; test_docs.py
-#                         runs them), and the fido2 sdist whose tests/device suite test.sh runs
-#                         (.build/device-suite)
+#                         runs them), the card page's browser tests' headless chromium,
+#                         chromium-driver and selenium, and the fido2 sdist whose tests/device
+#                         suite test.sh runs (.build/device-suite)
 #   ./setup.sh --readers N
 #                         vpcd readers for N cards at once: writes pcscd's vpcd configuration
 #                         (/etc/reader.conf.d/vpcd) for N readers and RESTARTS THE MACHINE'S pcscd
@@ -48,9 +49,11 @@ sudo_cmd=()
 packages=(libssl-dev libpcsclite-dev pcscd vsmartcard-vpcd pkg-config)
 python_packages=()
 if [[ "$tests" == true ]]; then
-    packages+=(opensc pcsc-tools jq openssl)
-    # webauthn (py_webauthn): the WebAuthn library the flow tests' FIDO2 server verifies with.
-    python_packages=("fido2==2.2.1" "pyscard==2.3.1" "pytest>=8" "webauthn==3.0.1")
+    # chromium + chromium-driver: the browser the card page's tests (Tests/Interop/test_ui.py) drive.
+    packages+=(opensc pcsc-tools jq openssl chromium chromium-driver)
+    # webauthn (py_webauthn): the WebAuthn library the flow tests' FIDO2 server verifies with;
+    # selenium: what drives chromium through chromium-driver.
+    python_packages=("fido2==2.2.1" "pyscard==2.3.1" "pytest>=8" "webauthn==3.0.1" "selenium==4.51.0")
 fi
 
 missing=()
@@ -67,6 +70,7 @@ if ((${#python_packages[@]})); then
     if ! python3 - <<'PY' 2>/dev/null
 import importlib.metadata as m
 assert m.version("fido2") == "2.2.1" and m.version("pyscard") == "2.3.1" and m.version("webauthn") == "3.0.1"
+assert m.version("selenium") == "4.51.0"
 import pytest  # noqa: F401
 PY
     then

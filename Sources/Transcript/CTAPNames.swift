@@ -1,11 +1,11 @@
 import CBOR
 import FIDOWire
 
-/// Names of CTAP requests for reports, built on the wire vocabulary.
-enum CTAPNames {
+/// Names of CTAP requests for reports (and the card page's trace), built on the wire vocabulary.
+public enum CTAPNames {
     /// The command's name, with the subcommand for commands that have them when the request
     /// decodes, e.g. `authenticatorClientPIN (getPinToken)`.
-    static func commandName(_ request: [UInt8]) -> String {
+    public static func commandName(_ request: [UInt8]) -> String {
         guard let byte = request.first else { return "(empty CTAP request)" }
         guard let command = CTAPCommand(rawValue: byte) else { return CTAPCommand.name(of: byte) }
         guard let key = command.subcommandKey, request.count > 1,
@@ -17,8 +17,8 @@ enum CTAPNames {
     }
 
     /// The name of a CTAP status byte, e.g. `CTAP2_ERR_PIN_INVALID`.
-    static func statusName(_ byte: UInt8) -> String { CTAPStatus(rawValue: byte).name }
+    public static func statusName(_ byte: UInt8) -> String { CTAPStatus(rawValue: byte).name }
 
     /// The name of a U2F AUTHENTICATE control byte (P1), e.g. `check-only`.
-    static func u2fControlName(_ p1: UInt8) -> String? { U2FControl(rawValue: p1)?.description }
+    public static func u2fControlName(_ p1: UInt8) -> String? { U2FControl(rawValue: p1)?.description }
 }

@@ -37,6 +37,14 @@ public final class TranscriptRecorder: TranscriptCard {
     /// wrapper reports it.
     public private(set) var fileError: TranscriptFileError?
 
+    /// The most entries ``transcript`` keeps in memory (nil: no limit); past it, entries still go
+    /// to ``file`` but memory keeps only the first ones, and ``entriesNotKept`` counts the rest.
+    /// For a recording that nothing writes out but may be asked for (the card page's transcript),
+    /// so that a card in use for hours does not grow without bound.
+    public var memoryLimit: Int?
+    /// Entries past ``memoryLimit`` that ``transcript`` does not hold.
+    public private(set) var entriesNotKept = 0
+
     /// The CTAP command name of an NFCCTAP_MSG chain being sent, for the pieces' notes.
     private var openChainName: String?
 
@@ -124,7 +132,11 @@ public final class TranscriptRecorder: TranscriptCard {
     }
 
     private func append(_ entry: TranscriptEntry) {
-        transcript.entries.append(entry)
+        if let memoryLimit, transcript.entries.count >= memoryLimit {
+            entriesNotKept += 1
+        } else {
+            transcript.entries.append(entry)
+        }
         guard let file, fileError == nil else { return }
         do {
             try file.append(entry)

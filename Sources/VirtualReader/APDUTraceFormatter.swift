@@ -131,26 +131,33 @@ public struct APDUTraceFormatter: Sendable {
 
     private func describeCTAPRequest(_ data: [UInt8]) -> String {
         guard let first = data.first else { return "(empty CTAP request)" }
-        let commandName = CTAPCommand.name(of: first)
-        guard data.count > 1 else { return commandName }
-        switch Result(catching: { () throws(CBORError) -> CBORValue in try CBORDecoder.decode(Array(data.dropFirst())) }) {
-        case .success(let value):
-            return "\(commandName) \(render(value, secrets: Self.requestSecrets(first)))"
-        case .failure(let error):
-            return "\(commandName) (undecodable CBOR: \(error)) \(hex(Array(data.dropFirst())))"
-        }
+        return maskedCTAPRequest(data).map { "\(CTAPCommand.name(of: first)) \($0)" } ?? CTAPCommand.name(of: first)
     }
 
     private func describeCTAPResponse(_ data: [UInt8]) -> String {
         guard let first = data.first else { return "(empty CTAP response)" }
         let statusName = CTAPStatus(rawValue: first).name
-        guard data.count > 1 else { return statusName }
-        switch Result(catching: { () throws(CBORError) -> CBORValue in try CBORDecoder.decode(Array(data.dropFirst())) }) {
-        case .success(let value):
-            let secrets = ctapCommand.map(Self.responseSecrets) ?? Secrets()
-            return "\(statusName) \(render(value, secrets: secrets))"
-        case .failure(let error):
-            return "\(statusName) (undecodable CBOR: \(error)) \(hex(Array(data.dropFirst())))"
+        return maskedCTAPResponse(data, to: ctapCommand).map { "\(statusName) \($0)" } ?? statusName
+    }
+
+    /// The CBOR of a whole CTAP request (command byte, then CBOR) in diagnostic notation, its
+    /// secrets hidden as in the trace; nil when there is no CBOR.
+    public func maskedCTAPRequest(_ data: [UInt8]) -> String? {
+        guard let first = data.first, data.count > 1 else { return nil }
+        return masked(Array(data.dropFirst()), secrets: Self.requestSecrets(first))
+    }
+
+    /// The CBOR of a whole CTAP response (status byte, then CBOR) to `command` in diagnostic
+    /// notation, its secrets hidden as in the trace; nil when there is no CBOR.
+    public func maskedCTAPResponse(_ data: [UInt8], to command: UInt8?) -> String? {
+        guard data.count > 1 else { return nil }
+        return masked(Array(data.dropFirst()), secrets: command.map(Self.responseSecrets) ?? Secrets())
+    }
+
+    private func masked(_ cbor: [UInt8], secrets: Secrets) -> String {
+        switch Result(catching: { () throws(CBORError) -> CBORValue in try CBORDecoder.decode(cbor) }) {
+        case .success(let value): render(value, secrets: secrets)
+        case .failure(let error): "(undecodable CBOR: \(error)) \(hex(cbor))"
         }
     }
 

@@ -90,6 +90,8 @@ public final class ControlChannelHandler: @unchecked Sendable {
         switch request {
         case .status:
             return .status(ControlResponse.Status(card: try requireCard(), bridge: bridge))
+        case .details:
+            return .details(ControlResponse.Details(card: try requireCard(), bridge: bridge))
         case .tap(let delay):
             try requireBridge().removeAndTap(after: .milliseconds(Int64((delay * 1000).rounded())))
             return .tapped(delay: delay)

@@ -8,17 +8,18 @@ import Synchronization
 /// compare-and-exchange decides which, so a request that timed out before it started is
 /// certainly never run (the client is told nothing changed), and one that started is never
 /// reported as not run.
-final class ControlChannelPendingRequest: Sendable {
+public final class ControlChannelPendingRequest: Sendable {
     /// The request line.
-    let line: String
+    public let line: String
     /// When the channel stops waiting for it.
-    let deadline: ContinuousClock.Instant
+    public let deadline: ContinuousClock.Instant
 
     private static let waiting: UInt8 = 0, running: UInt8 = 1, withdrawn: UInt8 = 2, answered: UInt8 = 3
     private let state = Atomic<UInt8>(ControlChannelPendingRequest.waiting)
     private let answerText = Mutex<String?>(nil)
 
-    init(line: String, deadline: ContinuousClock.Instant) {
+    /// A request not yet taken, to be withdrawn at `deadline` unless the card has started it.
+    public init(line: String, deadline: ContinuousClock.Instant) {
         self.line = line
         self.deadline = deadline
     }
@@ -26,12 +27,12 @@ final class ControlChannelPendingRequest: Sendable {
     // MARK: - On the card's thread
 
     /// Claims the request for running; false when it was withdrawn (then it must not run).
-    func begin() -> Bool {
+    public func begin() -> Bool {
         state.compareExchange(expected: Self.waiting, desired: Self.running, ordering: .sequentiallyConsistent).exchanged
     }
 
     /// The request's answer.
-    func finish(_ answer: String) {
+    public func finish(_ answer: String) {
         answerText.withLock { $0 = answer }
         state.store(Self.answered, ordering: .sequentiallyConsistent)
     }
@@ -39,12 +40,12 @@ final class ControlChannelPendingRequest: Sendable {
     // MARK: - On the channel's thread
 
     /// The answer, once the card has given it.
-    var answer: String? {
+    public var answer: String? {
         state.load(ordering: .sequentiallyConsistent) == Self.answered ? answerText.withLock { $0 } : nil
     }
 
     /// What the request's deadline finds.
-    enum Expiry: Equatable {
+    public enum Expiry: Equatable, Sendable {
         /// The card had not started it; it is withdrawn and will never run.
         case withdrawn
         /// The card has started it and not finished.
@@ -54,7 +55,7 @@ final class ControlChannelPendingRequest: Sendable {
     }
 
     /// Withdraws the request unless the card has started it.
-    func expire() -> Expiry {
+    public func expire() -> Expiry {
         if state.compareExchange(expected: Self.waiting, desired: Self.withdrawn, ordering: .sequentiallyConsistent).exchanged {
             return .withdrawn
         }

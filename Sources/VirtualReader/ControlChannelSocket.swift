@@ -5,8 +5,9 @@ import Darwin
 #endif
 import POSIXSupport
 
-/// The Unix-domain socket calls the control channel's server and client share.
-enum ControlChannelSocket {
+/// The Unix-domain socket calls the control channel's server and client share (the card page's
+/// server uses the ones that suit any stream socket: ``sendSome(_:_:)``, ``closeSocket(_:)``).
+public enum ControlChannelSocket {
     /// A stream socket's address for `path`, or nil when the path does not fit `sun_path`.
     static func address(_ path: String) -> sockaddr_un? {
         var address = sockaddr_un()
@@ -52,7 +53,7 @@ enum ControlChannelSocket {
     }
 
     /// What one non-blocking `send(2)` did.
-    enum SendResult: Equatable {
+    public enum SendResult: Equatable, Sendable {
         /// This many bytes went (maybe fewer than offered).
         case sent(Int)
         /// The socket's buffer is full: try again when `poll` says it can take more.
@@ -62,7 +63,7 @@ enum ControlChannelSocket {
     }
 
     /// Sends what the socket takes of `bytes` now, never waiting and never raising `SIGPIPE`.
-    static func sendSome(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> SendResult {
+    public static func sendSome(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> SendResult {
         guard !bytes.isEmpty else { return .sent(0) }
         while true {
             let count = bytes.withUnsafeBytes { buffer in
@@ -107,7 +108,8 @@ enum ControlChannelSocket {
         return "user \(String(cString: name)) (uid \(uid))"
     }
 
-    static func closeSocket(_ fd: Int32) {
+    /// `close(2)`, its result ignored (the descriptor is gone either way).
+    public static func closeSocket(_ fd: Int32) {
         #if canImport(Glibc)
         _ = Glibc.close(fd)
         #else

@@ -17,6 +17,7 @@ extension ControlRequest {
         }
         switch op {
         case "status": self = try bare(.status)
+        case "details": self = try bare(.details)
         case "remove": self = try bare(.remove)
         case "insert": self = try bare(.insert)
         case "fault.list": self = try bare(.listFaults)
@@ -63,7 +64,7 @@ extension ControlRequest {
     public var json: JSONValue {
         var members: [String: JSONValue] = ["op": .string(op)]
         switch self {
-        case .status, .remove, .insert, .listFaults, .clearFaults, .listCredentials: break
+        case .status, .details, .remove, .insert, .listFaults, .clearFaults, .listCredentials: break
         case .tap(let delay): members["delay"] = .number(delay)
         case .addFault(let fault):
             var object = Self.parameters(of: fault.effect)

@@ -10,6 +10,7 @@ import ArculusCard
 /// | op | case | members | answer members |
 /// | --- | --- | --- | --- |
 /// | `status` | ``status`` | — | `profile`, `inField`, `onReader`, `timing`, `faults`, `credentials`, `counter`, `pin` |
+/// | `details` | ``details`` | — | `status`, `info`, `token`, `credentials`, `faults`, `faultLog`, `image`, `writeFailures` (``ControlResponse/Details``) |
 /// | `tap` | ``tap(delay:)`` | `delay` (seconds, default 1) | `delay` |
 /// | `remove` / `insert` | ``remove`` / ``insert`` | — | — |
 /// | `fault.add` | ``addFault(_:)`` | `fault`: `command` (default `any`), `effect`, its parameter, `once` | `fault` |
@@ -39,6 +40,8 @@ import ArculusCard
 public enum ControlRequest: Equatable, Sendable {
     /// The card's state in brief.
     case status
+    /// Everything a person may see of the card, nothing secret (the card page's view).
+    case details
     /// Off the reader, back after `delay` seconds (0...3600).
     case tap(delay: Double)
     /// Off the reader until ``insert``.
@@ -70,6 +73,7 @@ public enum ControlRequest: Equatable, Sendable {
     public var op: String {
         switch self {
         case .status: "status"
+        case .details: "details"
         case .tap: "tap"
         case .remove: "remove"
         case .insert: "insert"
@@ -87,7 +91,7 @@ public enum ControlRequest: Equatable, Sendable {
     }
 
     /// Every `op`, in the order of the table above.
-    public static let operations = ["status", "tap", "remove", "insert", "fault.add", "fault.list", "fault.remove",
+    public static let operations = ["status", "details", "tap", "remove", "insert", "fault.add", "fault.list", "fault.remove",
                                     "fault.clear", "credentials.list", "credentials.add", "credentials.remove", "pin",
                                     "counter", "timing"]
 }

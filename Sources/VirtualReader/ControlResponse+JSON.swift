@@ -25,6 +25,7 @@ extension ControlResponse {
             ]
             if let onReader = status.onReader { members["onReader"] = .bool(onReader) }
             return members
+        case .details(let details): return details.members
         case .tapped(let delay): return ["delay": .number(delay)]
         case .done: return [:]
         case .fault(let fault): return ["fault": Self.json(fault)]

@@ -5,6 +5,8 @@ import ArculusCard
 public enum ControlResponse: Sendable {
     /// `status`.
     case status(Status)
+    /// `details`.
+    case details(Details)
     /// `tap`: the delay the card stays away, in seconds.
     case tapped(delay: Double)
     /// `remove`, `insert`, `fault.remove`, `credentials.remove`: no members.

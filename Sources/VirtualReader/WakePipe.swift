@@ -6,12 +6,14 @@ import Darwin
 
 /// A self-pipe: other threads (or a signal handler) write a byte to wake the bridge thread
 /// out of `poll`. `signal()` only calls `write(2)`, which is async-signal-safe.
-final class WakePipe: @unchecked Sendable {
+public final class WakePipe: @unchecked Sendable {
     // Both descriptors are set once in init and closed in deinit; nothing else mutates them.
-    let readEnd: Int32
+    /// The end to poll for input.
+    public let readEnd: Int32
     private let writeEnd: Int32
 
-    init() {
+    /// A new pipe, both ends non-blocking and close-on-exec.
+    public init() {
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
             for fd in fds {
@@ -29,13 +31,13 @@ final class WakePipe: @unchecked Sendable {
     }
 
     /// Wakes the thread polling ``readEnd``; a full pipe already means "woken", so EAGAIN is fine.
-    func signal() {
+    public func signal() {
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
 
     /// Empties the pipe so the next `poll` blocks again.
-    func drain() {
+    public func drain() {
         var buffer = [UInt8](repeating: 0, count: 64)
         while read(readEnd, &buffer, buffer.count) > 0 {}
     }

@@ -42,6 +42,7 @@ extension BenchRun {
             results = measured
             addPCSCRows(results)
             addMemoryRows(results, fullCard: fullCardMemory(context, reader, suite, directory: directory))
+            runPage(suite, context)
         case .failure(let error):
             skipPCSC(error.description)
             return

@@ -145,7 +145,7 @@ struct PCSCSuite {
     }
 
     /// Starts a card process at a random moment of pcscd's poll and times it to card-present.
-    private func start(_ path: String, _ arguments: [String], on reader: VPCDReader, atr: [UInt8], _ context: PCSCContext,
+    func start(_ path: String, _ arguments: [String], on reader: VPCDReader, atr: [UInt8], _ context: PCSCContext,
                        started: (Double) -> Void, contended: () -> Void) throws -> ChildProcess {
         VPCDReader.randomPhase()
         let begin = monotonicNanoseconds()
@@ -158,7 +158,7 @@ struct PCSCSuite {
         return process
     }
 
-    private func finish(_ card: PCSCCard, _ process: ChildProcess, on reader: VPCDReader, atr: [UInt8], _ context: PCSCContext) throws {
+    func finish(_ card: PCSCCard, _ process: ChildProcess, on reader: VPCDReader, atr: [UInt8], _ context: PCSCContext) throws {
         try? card.disconnect()
         process.stop()
         guard try reader.waitGone(context, atr: atr, seconds: 5) else {
@@ -168,7 +168,7 @@ struct PCSCSuite {
 
     /// SELECT and a credential on a fresh card (makeCredential's answer is longer than one short
     /// APDU, so GET RESPONSE follows); the first round also notes the APDUs and the answers.
-    private func prepare(_ card: PCSCCard, _ results: inout Results, _ session: inout Session) throws {
+    func prepare(_ card: PCSCCard, _ results: inout Results, _ session: inout Session) throws {
         let exchange = ISO7816Exchange(card)
         let selected = try exchange.transmitFollowingResponseChain(Platform.select)
         guard selected.suffix(2) == [0x90, 0x00] else { throw BenchError("SELECT through pcscd answered \(selected.hexString)") }

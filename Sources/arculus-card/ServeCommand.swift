@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import ArculusCard
+import CardPage
 import VirtualReader
 
 /// `arculus-card serve`: puts the card on a PC/SC virtual reader (vsmartcard's vpcd driver
@@ -19,7 +20,7 @@ enum ServeCommand: Subcommand {
                     "                   [--busy-first] [--tap-delay SECONDS] [--pid-file FILE] [--verbose]",
                     "                   [--seed HEX] [--record FILE] | --stand-in FILE",
                     "                   [--control PATH | --no-control] [--control-timeout SECONDS]",
-                    "                   [--timing off|realistic]"],
+                    "                   [--timing off|realistic] [--ui [127.0.0.1:PORT]]"],
             about: """
             Connects the emulated card to the vpcd driver of pcscd (Debian package vsmartcard-vpcd),
             so that it appears in the reader 'Virtual PCD 00 00' (slot 0) or 'Virtual PCD 00 01'
@@ -93,6 +94,7 @@ enum ServeCommand: Subcommand {
                         "realistic (about a physical card: ~110 ms per signature, ~200 ms",
                         "per key generation, ~55 ms per PIN operation, ~4 ms per APDU;",
                         "NFCCTAP_MSG with P1=80 answers 9100 while the card works)."),
+                ServePage.option,
             ],
             sections: [
                 .init(title: "SIGNALS", body: """
@@ -157,11 +159,13 @@ enum ServeCommand: Subcommand {
         var bridges: [VPCDBridge] = []
         var controlChannels: [ControlChannel] = []
         defer { for channel in controlChannels { channel.stop() } }
+        let pageFeeds = ServePage.feeds(options)
         for (index, card) in cards.enumerated() {
             let endpoint = options.endpoint(ofCard: index)
             let label = cards.count > 1 ? ServeTrace.readerName(for: endpoint) : nil
             let bridge = VPCDBridge(card: card.readerCard, endpoint: endpoint,
-                                    trace: ServeTrace.hook(endpoint: endpoint, verbose: options.verbose, label: label))
+                                    trace: ServePage.trace(ServeTrace.hook(endpoint: endpoint, verbose: options.verbose, label: label),
+                                                           feed: pageFeeds?[index]))
             card.emulated?.control.onLeaveField = { away in bridge.removeAndTap(after: away) }
             do {
                 if let channel = try startControlChannel(card, bridge: bridge, endpoint: endpoint, label: label, options) {
@@ -174,6 +178,14 @@ enum ServeCommand: Subcommand {
             Console.error("arculus-card serve: \(card.name) for vpcd at \(endpoint)")
             bridges.append(bridge)
         }
+        let page: CardPageServer?
+        do {
+            page = try ServePage.start(options, cards: cards, bridges: bridges, feeds: pageFeeds)
+        } catch {
+            Console.error("arculus-card serve: no card page: \(error)")
+            return ExitStatus.failure
+        }
+        defer { page?.stop() }
 
         // Signals are relayed to a thread, never handled in the signal handler: the relay only
         // asks the bridges to stop or re-tap, which each does between two APDUs.

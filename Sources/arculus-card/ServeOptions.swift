@@ -23,6 +23,8 @@ struct ServeOptions {
     var control: Control
     /// `--control-timeout`: how long a control request may wait for the card.
     var controlTimeout: Duration
+    /// `--ui [127.0.0.1:PORT]`: the card page's address; nil without a page.
+    var page: PageAddress?
 
     enum Control: Equatable {
         case none
@@ -43,7 +45,9 @@ struct ServeOptions {
     /// The most cards one serve puts on readers: pcscd's limit of readers.
     static let maximumCards = 16
 
-    init(_ arguments: [String]) throws {
+    init(_ commandLine: [String]) throws {
+        let (arguments, page) = try Self.pageAddress(in: commandLine)
+        self.page = page
         let options = try ServeCommand.declaration.parse(arguments)
         guard options.positionals.isEmpty else { throw UsageError("unexpected argument '\(options.positionals[0])'") }
         endpoint = try options.vpcdEndpoint()

@@ -30,6 +30,8 @@ struct ServedCard {
                                                                    fileMode: .appendSession)
         }
         let cardOptions = options.cards[index]
+        // The page's own recording (--ui without --record) starts from the image as it is now.
+        let imageAtStart = options.record == nil ? ServePage.imageReference(cardOptions.imagePath) : nil
         let card = try cardOptions.open(frontOptions: CardFront.Options(busyFirst: options.busyFirst))
         card.timing = options.timing
         card.control.onFaultInjected = { Console.error("! \($0)") }
@@ -38,7 +40,8 @@ struct ServedCard {
         card.onWriteFailure = { Console.error("arculus-card serve: \($0)") }
         var name = "\(card.profile.name) card" + (cardOptions.imagePath.map { " from \($0)" } ?? " (in memory)")
         guard let recordPath = options.record else {
-            (readerCard, emulated, standIn, recorder, self.name) = (card, card, nil, nil, name)
+            let pageRecorder = options.page == nil ? nil : try ServePage.recorder(card, options, index: index, image: imageAtStart ?? "blank")
+            (readerCard, emulated, standIn, recorder, self.name) = (pageRecorder ?? card, card, nil, pageRecorder, name)
             return
         }
         let profileReference = options.card.profileArgument.map { argument in

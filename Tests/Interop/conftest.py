@@ -150,6 +150,8 @@ class ServedCard:
         self.stderr_path = log_dir / "serve.stderr"
         self._present = 0
         self._present_lock = threading.Condition()
+        # The card page's address, from `serve --ui`'s "ui on …" line.
+        self.ui_address: str | None = None
         self.process = subprocess.Popen(
             [str(binary), "serve", "--card", str(image), "--slot", str(slot), "--tap-delay", "1", "--verbose", *extra],
             stdout=subprocess.PIPE,
@@ -161,6 +163,10 @@ class ServedCard:
 
     def _read_stdout(self):
         for line in self.process.stdout:
+            if line.startswith("ui on "):
+                with self._present_lock:
+                    self.ui_address = line.split(" ", 2)[2].strip()
+                    self._present_lock.notify_all()
             if line.startswith("card present on"):
                 with self._present_lock:
                     self._present += 1

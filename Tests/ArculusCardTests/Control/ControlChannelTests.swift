@@ -40,6 +40,34 @@ struct ControlChannelTests {
         #expect(card.timing == .realistic)
     }
 
+    @Test("details shows what the card holds and no key: identity, PIN policy, credentials, faults")
+    func details() throws {
+        let (handler, card) = try Self.handler()
+        _ = try Self.ok(handler.handle(["op": "pin", "set": "123456"]))
+        let added = try Self.ok(handler.handle(["op": "credentials.add", "credential": [
+            "rpId": "example.com", "rpName": "Example", "userIdHex": "0102", "userName": "ada", "credProtect": 2]]))
+        _ = try Self.ok(handler.handle(["op": "fault.add", "fault": ["effect": "bogus-signature"]]))
+        let details = try Self.ok(handler.handle(["op": "details"]))
+        #expect(details["status"]?["pin"]?["isSet"] == true)
+        #expect(details["info"]?["aaguid"]?.stringValue?.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12])
+        #expect(details["info"]?["versions"]?.arrayValue?.contains("FIDO_2_1") == true)
+        #expect(details["info"]?["options"]?.arrayValue?.contains(["name": "clientPin", "value": true]) == true)
+        #expect(details["info"]?["forcePINChange"] == false)
+        #expect(details["info"]?["minPINLength"] == 4)
+        #expect(details["token"] == .null)
+        #expect(details["image"] == .null)
+        let credential = try #require(details["credentials"]?.arrayValue?.first)
+        #expect(credential["id"] == added["credential"]?["id"])
+        #expect(credential["rpName"] == "Example")
+        #expect(credential["userName"] == "ada")
+        #expect(credential["algorithmName"] == "ES256")
+        #expect(credential["credProtect"] == 2)
+        #expect(credential["largeBlob"] == false)
+        #expect(details["faults"]?.arrayValue?.count == 1)
+        let key = try #require(card.credentials.first?.privateKey)
+        #expect(!details.text.contains("privateKey") && !details.text.contains(key.hexString) && !details.text.contains(Base64URL.encode(key)))
+    }
+
     @Test("credentials.add returns the ID and public key; list and remove use them")
     func credentials() throws {
         let (handler, card) = try Self.handler()

@@ -17,7 +17,7 @@ struct ControlProtocolTests {
     static func requests() throws -> [ControlRequest] {
         let key = try P256PrivateKey()
         return [
-            .status, .tap(delay: 0.5), .tap(delay: 1), .remove, .insert,
+            .status, .details, .tap(delay: 0.5), .tap(delay: 1), .remove, .insert,
             .addFault(Fault(.ctapError(0x2E), on: .ctap(.getAssertion), once: true)),
             .addFault(Fault(.statusWord(StatusWord(rawValue: 0x6A82)), on: .select)),
             .addFault(Fault(.flags(userPresent: false, userVerified: nil))),
