@@ -5,12 +5,12 @@
 @_exported import CTAP2
 @_exported import FIDOWire
 @_exported import ISO7816
-import POSIXSupport
 
 /// An emulated Arculus FIDO2 card: the card model (``CardModel``), the storage its memory lives
 /// in, and the test-double controls. It drives the model: it hands it every input with the time
 /// and the person's answers, makes the changes the model returns durable before the answer
-/// leaves, sleeps the simulated time, and applies the faults that act at that boundary.
+/// leaves, waits for the time the answer is due (through its ``waiter``), and applies the faults
+/// that act at that boundary.
 ///
 /// The in-process API tests start from:
 /// ```swift
@@ -35,6 +35,10 @@ public final class VirtualCard {
     /// The card's clock, read for every input (the machine's monotonic clock unless the card was
     /// made with another); a test can replace it to move time on.
     public var clock: () -> CardInstant
+    /// How the card waits for the time an answer is due (simulated work, a delay fault): the
+    /// machine's clock, cut short by ``SystemCardWaiter/interrupt()``, unless the card is given
+    /// another (``ManualCardClock`` for tests, a reader bridge's for a served card).
+    public var waiter: any CardWaiter = SystemCardWaiter()
     /// Every write that failed, oldest first (the last 100): which write and why; also each
     /// compaction that failed after its change was stored (``CardWriteFailure/changeKept``).
     public private(set) var writeFailures: [CardWriteFailure] = []
@@ -53,9 +57,9 @@ public final class VirtualCard {
         }
         let effective = stored?.profile ?? profile
         let authenticator = try Authenticator(profile: effective, state: stored,
-                                              attestation: try AttestationIdentity.emulator(for: effective),
+                                              attestation: try AttestationIdentity.emulator(for: effective, entropy: entropy),
                                               enterpriseAttestation: effective.enterpriseAttestation
-                                                  ? try AttestationIdentity.enterprise(for: effective) : nil,
+                                                  ? try AttestationIdentity.enterprise(for: effective, entropy: entropy) : nil,
                                               entropy: entropy, now: clock())
         if authenticator.isBlank { try storage.save(authenticator.state) }
         self.storage = storage
@@ -114,6 +118,12 @@ public final class VirtualCard {
         model.powerOff(at: clock())
     }
 
+    /// Puts the card on `clock`: it reads the time there and waits there (``ManualCardClock``).
+    public func use(_ clock: ManualCardClock) {
+        self.clock = clock.read
+        waiter = clock
+    }
+
     /// Off and on again, as when a card is taken away and tapped.
     public func powerCycle() {
         powerOff()
@@ -126,26 +136,30 @@ public final class VirtualCard {
     /// field instead of answering (see ``CardRemovedError``).
     public func transmit(_ apdu: [UInt8]) -> [UInt8] {
         if model.isInField, let answer = control.answerInstead(ofAPDU: apdu) { return answer }
-        return perform(model.receive(apdu, in: environment()), leavingFieldAllowed: true)
+        let environment = environment()
+        return perform(model.receive(apdu, in: environment), from: environment.now, leavingFieldAllowed: true)
     }
 
     /// One raw CTAP2 request (command byte + CBOR) straight to the authenticator, bypassing the
     /// ISO 7816 front; returns status byte + CBOR.
     public func ctap2(_ request: [UInt8]) -> [UInt8] {
-        perform(model.receiveCTAP(request, in: environment()), leavingFieldAllowed: false)
+        let environment = environment()
+        return perform(model.receiveCTAP(request, in: environment), from: environment.now, leavingFieldAllowed: false)
     }
 
     /// U2F REGISTER straight to the authenticator, bypassing the front.
     public func u2fRegister(challenge: [UInt8], application: [UInt8]) -> U2FResult {
-        Self.u2fResult(perform(model.receiveU2F(.u2fRegister(challenge: challenge, application: application),
-                                                in: environment()), leavingFieldAllowed: false))
+        let environment = environment()
+        return Self.u2fResult(perform(model.receiveU2F(.u2fRegister(challenge: challenge, application: application),
+                                                       in: environment), from: environment.now, leavingFieldAllowed: false))
     }
 
     /// U2F AUTHENTICATE straight to the authenticator, bypassing the front.
     public func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8]) -> U2FResult {
-        Self.u2fResult(perform(model.receiveU2F(.u2fAuthenticate(control: control, challenge: challenge, application: application,
-                                                                 keyHandle: keyHandle), in: environment()),
-                               leavingFieldAllowed: false))
+        let environment = environment()
+        return Self.u2fResult(perform(model.receiveU2F(.u2fAuthenticate(control: control, challenge: challenge,
+                                                                        application: application, keyHandle: keyHandle),
+                                                       in: environment), from: environment.now, leavingFieldAllowed: false))
     }
 
     private static func u2fResult(_ apdu: [UInt8]) -> U2FResult {
@@ -171,8 +185,9 @@ public final class VirtualCard {
     }
 
     /// Carries out the model's actions until it has an answer: the storage boundary, where the
-    /// faults' acts are logged, writes made, time slept and the boundary's faults act.
-    private func perform(_ first: CardAction, leavingFieldAllowed: Bool) -> [UInt8] {
+    /// faults' acts are logged, writes made, the answer's time waited for (counted from `start`,
+    /// when the input arrived) and the boundary's faults act.
+    private func perform(_ first: CardAction, from start: CardInstant, leavingFieldAllowed: Bool) -> [UInt8] {
         var action = first
         while true {
             switch action {
@@ -184,8 +199,9 @@ public final class VirtualCard {
                 action = model.finishWrite(succeeded: failure == nil)
             case .respond(let response, let ran, let work, let faultActs):
                 control.record(faultActs)
-                Self.pause(work)
-                if let ran, let extra = control.delay(after: ran) { Self.pause(extra) }
+                var due = work
+                if let ran, let extra = control.delay(after: ran) { due += extra }
+                if due > .zero { _ = waiter.wait(until: start.advanced(by: due), clock: clock, unless: { false }) }
                 if leavingFieldAllowed, let ran, let away = control.leavesField(after: ran) {
                     model.leaveField(at: clock())
                     control.onLeaveField?(away)
@@ -229,12 +245,6 @@ public final class VirtualCard {
         guard !changes.isEmpty else { return }
         if let failure = write(changes, for: nil) { throw .writeFailed(failure.description) }
         model.commit(changes)
-    }
-
-    /// Sleeps the calling thread for `duration`: the card at work.
-    static func pause(_ duration: Duration) {
-        guard duration > .zero else { return }
-        POSIX.sleep(for: duration)
     }
 }
 

@@ -24,7 +24,7 @@ struct ModelDriver: CardDriver {
     /// A blank card of `profile`, powered at `now`.
     init(profile: CardProfile = .default, entropy: CardEntropy = .system, frontOptions: CardFront.Options = .init(),
          now: CardInstant = .origin) throws {
-        let authenticator = try Authenticator(profile: profile, state: nil, attestation: try AttestationIdentity.emulator(for: profile),
+        let authenticator = try Authenticator(profile: profile, state: nil, attestation: try AttestationIdentity.emulator(for: profile, entropy: entropy),
                                               entropy: entropy, now: now)
         model = CardModel(authenticator: authenticator, frontOptions: frontOptions)
         self.now = now
