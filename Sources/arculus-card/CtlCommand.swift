@@ -24,7 +24,8 @@ enum CtlCommand: Subcommand {
             .flag("--fail-next-write", "the next write to the card's memory is torn: the command",
                   "answers CTAP1_ERR_OTHER, the card keeps its state"),
             .flag("--decline-presence", "the user declines the test of user presence"),
-            .valued("--delay", "SECONDS", "the command runs as usual and answers SECONDS later"),
+            .valued("--delay", "SECONDS", "the command runs as usual and answers SECONDS later (up to 3600; SIGINT/SIGTERM, "
+                    + "a tap or a remove cuts the wait short, and control requests still run meanwhile)"),
             .flag("--once", "act once (the default of --leave-field and --fail-next-write)"),
             .flag("--persistent", "act until removed (the default of the others)"),
         ]
