@@ -10,5 +10,9 @@ extension ServedCard {
         guard let card = emulated else { return }
         card.control.onLeaveField = { away in bridge.removeAndTap(after: away) }
         card.waiter = bridge.cardWaiter
+        card.onPresencePrompt = { pending in
+            let what = pending.prompt.command.name + (pending.prompt.rpId.map { " for \(DisplayText.escaped($0))" } ?? "")
+            Console.error("presence: \(what) waits for the user: arculus-card ctl presence --approve \(pending.id) (or --decline)")
+        }
     }
 }
