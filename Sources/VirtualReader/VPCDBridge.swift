@@ -218,14 +218,12 @@ public final class VPCDBridge: @unchecked Sendable {
     private func sleep(_ duration: Duration) {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: duration)
-        var fds = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
             runPendingWork()
             if putBackRequested.exchange(false, ordering: .sequentiallyConsistent) { return }
             let left = clock.now.duration(to: deadline)
             if left <= .zero { return }
-            _ = poll(&fds, 1, Int32(clamping: VPCDConnection.milliseconds(left) + 1))
-            if fds[0].revents != 0 { wake.drain() }
+            wake.wait(upTo: left)
         }
     }
 
