@@ -12,6 +12,12 @@ public enum CardAction {
     /// Make these changes durable, then call ``CardModel/finishWrite(succeeded:)``: only then may
     /// the answer leave the card.
     case persist([CardMutation], for: CardCommand, faultActs: [FaultAct])
+    /// The command stopped at its test of user presence, which the environment left undecided:
+    /// ask the person `prompt`, then give the model the answer (``CardModel/answerPresence(approved:)``)
+    /// and call ``CardModel/continueAfterPresence(in:givingUp:)``. A driver that cannot ask at once
+    /// waits until the answer comes or `deadline` passes — unless `mayDefer` (the host polls): then
+    /// it may go on at once, and the host is answered `9100` UPNEEDED until the answer comes.
+    case awaitPresence(PresencePrompt, until: CardInstant, mayDefer: Bool)
     /// Nothing: the card is not in the field, so it cannot answer.
     case silent
 }

@@ -111,8 +111,7 @@ public final class CardControl {
     public func record(_ acts: [FaultAct]) {
         guard !acts.isEmpty else { return }
         for act in acts {
-            // A fault removed while its command ran (a test's userPresence closure can) is gone
-            // from the log too.
+            // A fault removed before its act is recorded is gone from the log too.
             guard let index = faults.firstIndex(where: { $0.id == act.faultID }) else { continue }
             acted(at: index, in: act.command, detail: Self.detail(of: act.kind))
         }

@@ -8,6 +8,8 @@ extension CardModel {
     /// unpowered ── powerOn, or a command that reaches the authenticator (it powers up first) ──► idle
     /// idle ── a CTAP message sent with P1 80, timing on ──► working ── a poll finds it done ──► idle
     /// idle, working ── a command with changes ──► writing ── finishWrite ──► back where it was
+    /// idle ── a command whose test of user presence is undecided ──► awaitingPresence
+    /// awaitingPresence ── the answer, the deadline, or (polled) another command ──► idle
     /// any but writing ── powerOff ──► unpowered        any but writing ── leaveField ──► outOfField
     /// outOfField ── powerOn, or a request straight to the authenticator ──► idle   (APDUs: silence)
     /// ```
@@ -28,6 +30,10 @@ extension CardModel {
         case working(until: CardInstant)
         /// A command's changes are being made durable (``CardAction/persist(_:for:faultActs:)``).
         case writing(PendingWrite)
+        /// A command stopped at its test of user presence and waits for the person's answer
+        /// (``CardAction/awaitPresence(_:until:mayDefer:)``): the driver waits for it, or the host
+        /// polls and is answered `9100` UPNEEDED meanwhile.
+        case awaitingPresence(PresenceWait)
         /// The card left the field on its own (an injected fault): no answer until powered again.
         case outOfField
 
@@ -37,6 +43,7 @@ extension CardModel {
             case .idle: "idle"
             case .working(let until): "working until \(until)"
             case .writing(let pending): "writing the changes of \(pending.command)"
+            case .awaitingPresence(let wait): "waiting for the person's answer to \(wait.prompt.command)"
             case .outOfField: "out of the field"
             }
         }
@@ -53,6 +60,30 @@ extension CardModel {
             case u2f(U2FCommandOutcome)
             /// A U2F command straight to the authenticator.
             case directU2F(U2FCommandOutcome)
+
+            /// The changes to make durable.
+            var changes: [CardMutation] {
+                switch self {
+                case .ctap(let outcome), .direct(let outcome): outcome.changes
+                case .u2f(let outcome), .directU2F(let outcome): outcome.changes
+                }
+            }
+
+            /// What the armed faults did in the command.
+            var faultActs: [FaultAct] {
+                switch self {
+                case .ctap(let outcome), .direct(let outcome): outcome.faultActs
+                case .u2f(let outcome), .directU2F(let outcome): outcome.faultActs
+                }
+            }
+
+            /// Whether the command came straight to the authenticator, bypassing the front.
+            var isDirect: Bool {
+                switch self {
+                case .direct, .directU2F: true
+                case .ctap, .u2f: false
+                }
+            }
         }
         let command: CardCommand
         let kind: Kind
@@ -70,4 +101,50 @@ extension CardModel {
             PendingWrite(command: command, kind: kind, work: work, workingUntil: workingUntil)
         }
     }
+
+    /// A command that stopped at its test of user presence (``Phase/awaitingPresence(_:)``).
+    struct PresenceWait {
+        /// The command as it came, to run again once the person answered.
+        enum Request {
+            /// A CTAP request from the front; `polled`: the host polls NFCCTAP_GETRESPONSE for it
+            /// (P1 `80`, or a poll); `paid`: its time was spent answering `9100`.
+            case front([UInt8], polled: Bool, paid: Bool)
+            /// A CTAP request straight to the authenticator.
+            case direct([UInt8])
+            /// A U2F command from the front.
+            case frontU2F(CardFront.Command)
+            /// A U2F command straight to the authenticator.
+            case directU2F(CardFront.Command)
+        }
+        let request: Request
+        let prompt: PresencePrompt
+        /// When the command stopped to ask.
+        let since: CardInstant
+        /// When the card gives up waiting (``CardModel/presenceTimeout``).
+        let deadline: CardInstant
+        /// The APDU's time, counted for each `9100` answer.
+        let work: Duration
+        /// The person's answer, once given.
+        var answer: Bool?
+        /// Whether the card answered `9100` UPNEEDED and waits for the host's polls.
+        var deferred = false
+
+        /// Whether the host can be answered `9100` UPNEEDED and poll (P1 `80`).
+        var mayDefer: Bool {
+            if case .front(_, let polled, _) = request { polled } else { false }
+        }
+    }
+}
+
+/// What a driver can see of a command waiting for the person (``CardModel/presenceWait``).
+public struct PresenceWaitState: Sendable, Equatable {
+    /// What the command asks.
+    public let prompt: PresencePrompt
+    /// When it stopped to ask, and when the card gives up.
+    public let since: CardInstant
+    public let deadline: CardInstant
+    /// The person's answer, once given (the command runs with it next).
+    public let answer: Bool?
+    /// Whether the card answers the host's polls `9100` UPNEEDED meanwhile.
+    public let isDeferred: Bool
 }

@@ -80,7 +80,7 @@ public struct CardModel {
         switch phase {
         case .writing: preconditionFailure("\(what()) arrived while \(phase)")
         case .unpowered, .outOfField: powerUp(at: now)
-        case .idle, .working: break
+        case .idle, .working, .awaitingPresence: break
         }
     }
 
@@ -102,7 +102,8 @@ public struct CardModel {
 
     /// Every piece of volatile state by name, each with whether it is as after power-up.
     public var volatileInventory: [(name: String, isInitial: Bool)] {
-        front.state.inventory + authenticator.session.inventory + [("simulatedWork", workingUntil == nil)]
+        front.state.inventory + authenticator.session.inventory
+            + [("simulatedWork", workingUntil == nil), ("presenceWait", presenceWait == nil)]
     }
 
     // MARK: - APDUs
@@ -114,11 +115,18 @@ public struct CardModel {
         switch phase {
         case .outOfField: return .silent
         case .writing: preconditionFailure("an APDU arrived while \(phase)")
-        case .unpowered, .idle, .working: break
+        case .awaitingPresence(let wait) where !wait.deferred: preconditionFailure("an APDU arrived while \(phase)")
+        case .unpowered, .idle, .working, .awaitingPresence: break
         }
         let work = timing.apdu
+        let step = front.receive(apdu)
+        // A prompt the host stopped polling for (another command, a cancel) is withdrawn with the
+        // request the front dropped.
+        if case .awaitingPresence = phase, !front.holdsDeferredRequest {
+            if case .command(.ctapPoll) = step {} else { phase = .idle }
+        }
         let command: CardFront.Command
-        switch front.receive(apdu) {
+        switch step {
         case .answer(let response): return .respond(response.bytes, ran: nil, work: work, faultActs: [])
         case .command(let whole): command = whole
         }
@@ -145,27 +153,21 @@ public struct CardModel {
                 }
                 phase = .idle
             }
-            return runCTAP(request, paid: false, in: environment, work: work)
+            return run(.front(request, polled: mayDefer, paid: false), in: environment, work: work)
         case .ctapPoll(let request):
             powerUpForCommand(at: now, "a CTAP request")
+            if case .awaitingPresence(let wait) = phase { return poll(wait, in: environment, work: work) }
             guard case .working(let until) = phase, !timing.isOff else {
-                return runCTAP(request, paid: false, in: environment, work: work)
+                return run(.front(request, polled: true, paid: false), in: environment, work: work)
             }
             if now < until {
                 return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work, faultActs: [])
             }
             phase = .idle
-            return runCTAP(request, paid: true, in: environment, work: work)
-        case .u2fRegister(let challenge, let application):
+            return run(.front(request, polled: true, paid: true), in: environment, work: work)
+        case .u2fRegister, .u2fAuthenticate:
             powerUpForCommand(at: now, "a U2F command")
-            let outcome = authenticator.u2fRegister(challenge: challenge, application: application, in: environment)
-            return finishU2F(outcome, command: .u2fRegister, work: work + timing.duration(of: .u2fRegister, request: []))
-        case .u2fAuthenticate(let control, let challenge, let application, let keyHandle):
-            powerUpForCommand(at: now, "a U2F command")
-            let outcome = authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
-                                                        keyHandle: keyHandle, in: environment)
-            return finishU2F(outcome, command: .u2fAuthenticate,
-                             work: work + timing.duration(of: .u2fAuthenticate, request: []))
+            return run(.frontU2F(command), in: environment, work: work)
         }
     }
 
@@ -174,68 +176,182 @@ public struct CardModel {
     /// whatever the field: a card that is off or out of the field is powered first.
     public mutating func receiveCTAP(_ request: [UInt8], in environment: CommandEnvironment) -> CardAction {
         powerUpForCommand(at: environment.now, "a request")
-        let outcome = authenticator.process(request, in: environment)
-        let command = CardCommand.ctap(request.first ?? 0)
-        let work = outcome.ran ? workTime(of: request) : .zero
-        guard !outcome.changes.isEmpty else {
-            return .respond(Self.answer(authenticator.finish(outcome, durable: true)), ran: command, work: work,
-                            faultActs: outcome.faultActs)
-        }
-        return write(outcome.changes, PendingWrite(command: command, kind: .direct(outcome), work: work,
-                                                   workingUntil: workingUntil), faultActs: outcome.faultActs)
+        return run(.direct(request), in: environment, work: .zero)
     }
 
     /// U2F REGISTER or AUTHENTICATE straight to the authenticator, bypassing the front: the
     /// answer is the response data followed by the status word, as in an APDU. A card that is
     /// off or out of the field is powered first.
     public mutating func receiveU2F(_ command: CardFront.Command, in environment: CommandEnvironment) -> CardAction {
-        let outcome: U2FCommandOutcome
-        let named: CardCommand
         switch command {
-        case .u2fRegister(let challenge, let application):
-            powerUpForCommand(at: environment.now, "a request")
-            outcome = authenticator.u2fRegister(challenge: challenge, application: application, in: environment)
-            named = .u2fRegister
-        case .u2fAuthenticate(let control, let challenge, let application, let keyHandle):
-            powerUpForCommand(at: environment.now, "a request")
-            outcome = authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
-                                                    keyHandle: keyHandle, in: environment)
-            named = .u2fAuthenticate
-        default:
-            preconditionFailure("receiveU2F takes U2F REGISTER or AUTHENTICATE, not \(command)")
+        case .u2fRegister, .u2fAuthenticate: powerUpForCommand(at: environment.now, "a request")
+        default: preconditionFailure("receiveU2F takes U2F REGISTER or AUTHENTICATE, not \(command)")
         }
-        guard !outcome.changes.isEmpty else {
-            return .respond(Self.apdu(authenticator.finish(outcome, durable: true)), ran: named, work: .zero,
-                            faultActs: outcome.faultActs)
-        }
-        return write(outcome.changes, PendingWrite(command: named, kind: .directU2F(outcome), work: .zero,
-                                                   workingUntil: workingUntil), faultActs: outcome.faultActs)
+        return run(.directU2F(command), in: environment, work: .zero)
     }
 
-    /// Runs a CTAP request from the front; `paid`: its time was spent answering `9100` polls.
-    private mutating func runCTAP(_ request: [UInt8], paid: Bool, in environment: CommandEnvironment,
-                                  work: Duration) -> CardAction {
-        let outcome = authenticator.process(request, in: environment)
-        let command = CardCommand.ctap(request[0])
+    /// Runs a command on the authenticator and concludes it: its answer, the write of its
+    /// changes, or — when it stopped at an undecided test of user presence — the wait for the
+    /// person (``CardAction/awaitPresence(_:until:mayDefer:)``). `work` is the time already
+    /// counted for the APDU; the command's own time is added unless it was spent answering `9100`.
+    private mutating func run(_ request: PresenceWait.Request, in environment: CommandEnvironment,
+                              work: Duration) -> CardAction {
         var work = work
-        if outcome.ran && !paid { work += workTime(of: request) }
-        let ran = outcome.ran ? command : nil
-        guard !outcome.changes.isEmpty else {
-            let response = Self.answer(authenticator.finish(outcome, durable: true))
-            return .respond(front.complete(.ctap(response)).bytes, ran: ran, work: work, faultActs: outcome.faultActs)
+        let kind: PendingWrite.Kind
+        let command: CardCommand
+        let ran: Bool
+        let prompt: PresencePrompt?
+        // A command straight to the authenticator while the host polls for a prompt withdraws it.
+        if case .awaitingPresence = phase { phase = .idle }
+        switch request {
+        case .front(let bytes, _, _), .direct(let bytes):
+            let outcome = authenticator.process(bytes, in: environment)
+            command = .ctap(bytes.first ?? 0)
+            ran = outcome.ran
+            prompt = outcome.awaitsPresence
+            if case .front(_, _, let paid) = request {
+                if outcome.ran && !paid { work += workTime(of: bytes) }
+                kind = .ctap(outcome)
+            } else {
+                if outcome.ran { work += workTime(of: bytes) }
+                kind = .direct(outcome)
+            }
+        case .frontU2F(let whole), .directU2F(let whole):
+            let outcome: U2FCommandOutcome
+            switch whole {
+            case .u2fRegister(let challenge, let application):
+                outcome = authenticator.u2fRegister(challenge: challenge, application: application, in: environment)
+                command = .u2fRegister
+            case .u2fAuthenticate(let control, let challenge, let application, let keyHandle):
+                outcome = authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
+                                                        keyHandle: keyHandle, in: environment)
+                command = .u2fAuthenticate
+            default:
+                preconditionFailure("a U2F run of \(whole)")
+            }
+            ran = true
+            prompt = outcome.awaitsPresence
+            if case .frontU2F = request {
+                work += timing.duration(of: command, request: [])
+                kind = .u2f(outcome)
+            } else {
+                kind = .directU2F(outcome)
+            }
         }
-        return write(outcome.changes, PendingWrite(command: command, kind: .ctap(outcome), work: work,
-                                                   workingUntil: workingUntil), faultActs: outcome.faultActs)
+        if let prompt {
+            let now = environment.now
+            let wait = PresenceWait(request: request, prompt: prompt, since: now,
+                                    deadline: now.advanced(by: presenceTimeout), work: work)
+            phase = .awaitingPresence(wait)
+            return .awaitPresence(prompt, until: wait.deadline, mayDefer: wait.mayDefer)
+        }
+        return conclude(kind, command: command, ran: ran ? command : nil, work: work)
     }
 
-    private mutating func finishU2F(_ outcome: U2FCommandOutcome, command: CardCommand, work: Duration) -> CardAction {
-        guard !outcome.changes.isEmpty else {
-            let result = authenticator.finish(outcome, durable: true)
-            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: command, work: work,
-                            faultActs: outcome.faultActs)
+    /// The one "answer or write" of a command that ran: with no changes its answer goes at once,
+    /// else the card goes into ``Phase/writing(_:)`` and its changes are made durable first.
+    private mutating func conclude(_ kind: PendingWrite.Kind, command: CardCommand, ran: CardCommand?,
+                                   work: Duration) -> CardAction {
+        guard kind.changes.isEmpty else {
+            return write(kind.changes, PendingWrite(command: command, kind: kind, work: work, workingUntil: workingUntil),
+                         faultActs: kind.faultActs)
         }
-        return write(outcome.changes, PendingWrite(command: command, kind: .u2f(outcome), work: work,
-                                                   workingUntil: workingUntil), faultActs: outcome.faultActs)
+        return .respond(answer(kind, command: command, durable: true), ran: ran, work: work, faultActs: kind.faultActs)
+    }
+
+    /// A finished command's answer as it leaves the card: through the front (its framing) or
+    /// straight (status + CBOR; U2F data + status word). A command that goes on after a write
+    /// (a PIN check) has none yet: ``finishWrite(succeeded:)`` takes it on.
+    private mutating func answer(_ kind: PendingWrite.Kind, command: CardCommand, durable: Bool) -> [UInt8] {
+        switch kind {
+        case .ctap(let outcome), .direct(let outcome):
+            return framed(Self.answer(authenticator.finish(outcome, durable: durable)), direct: kind.isDirect, command: command)
+        case .u2f(let outcome):
+            return front.complete(.u2f(Self.statusOf(authenticator.finish(outcome, durable: durable)))).bytes
+        case .directU2F(let outcome):
+            return Self.apdu(authenticator.finish(outcome, durable: durable))
+        }
+    }
+
+    /// A CTAP response as it leaves the card: as it is when sent straight to the authenticator,
+    /// else framed by the front (which a reset that needs a SELECT after it deselects).
+    private mutating func framed(_ response: [UInt8], direct: Bool, command: CardCommand) -> [UInt8] {
+        guard !direct else { return response }
+        let bytes = front.complete(.ctap(response)).bytes
+        frontAfterCTAP(command, answered: response)
+        return bytes
+    }
+
+    // MARK: - The person
+
+    /// How long the card waits for the person's answer before it gives up
+    /// (CTAP2_ERR_USER_ACTION_TIMEOUT; U2F: `6985`).
+    public var presenceTimeout: Duration = .seconds(30)
+
+    /// The command waiting for the person's answer to its test of user presence, if one is.
+    public var presenceWait: PresenceWaitState? {
+        guard case .awaitingPresence(let wait) = phase else { return nil }
+        return PresenceWaitState(prompt: wait.prompt, since: wait.since, deadline: wait.deadline, answer: wait.answer,
+                                 isDeferred: wait.deferred)
+    }
+
+    /// The person answered the waiting command's prompt; the command runs with the answer when the
+    /// driver goes on (``continueAfterPresence(in:givingUp:)``) or, for a host that polls, at its
+    /// next poll. Nothing happens when no command waits.
+    public mutating func answerPresence(approved: Bool) {
+        guard case .awaitingPresence(var wait) = phase else { return }
+        wait.answer = approved
+        phase = .awaitingPresence(wait)
+    }
+
+    /// After ``CardAction/awaitPresence(_:until:mayDefer:)``, once the driver has asked: the command
+    /// runs with the person's answer if there is one; without one, a host that polls is answered
+    /// `9100` with keepalive UPNEEDED (and is answered again at its polls), and any other command
+    /// is refused as timed out — at its deadline, or at once when `givingUp` (the card is going
+    /// away): CTAP2_ERR_USER_ACTION_TIMEOUT, U2F `6985`.
+    public mutating func continueAfterPresence(in environment: CommandEnvironment, givingUp: Bool = false) -> CardAction {
+        guard case .awaitingPresence(var wait) = phase else { return .silent }
+        if let approved = wait.answer { return rerun(wait, approved: approved, in: environment) }
+        if wait.mayDefer && !givingUp && environment.now < wait.deadline {
+            wait.deferred = true
+            phase = .awaitingPresence(wait)
+            return .respond(front.complete(.awaitingUser).bytes, ran: nil, work: wait.work, faultActs: [])
+        }
+        return timeOut(wait)
+    }
+
+    /// A poll while the card waits for the person: the command runs once the answer is there,
+    /// times out at the deadline, and is answered `9100` UPNEEDED until then.
+    private mutating func poll(_ wait: PresenceWait, in environment: CommandEnvironment, work: Duration) -> CardAction {
+        if let approved = wait.answer { return rerun(wait, approved: approved, in: environment, work: work) }
+        guard environment.now < wait.deadline else { return timeOut(wait) }
+        return .respond(front.complete(.awaitingUser).bytes, ran: nil, work: work, faultActs: [])
+    }
+
+    /// The waiting command again, with the person's answer (its time counted once more from here).
+    private mutating func rerun(_ wait: PresenceWait, approved: Bool, in environment: CommandEnvironment,
+                                work: Duration? = nil) -> CardAction {
+        phase = .idle
+        var answered = environment
+        answered.presence = approved ? .present : .declined
+        switch wait.request {
+        case .front(let bytes, let polled, _): return run(.front(bytes, polled: polled, paid: false), in: answered, work: work ?? timing.apdu)
+        case .frontU2F(let command): return run(.frontU2F(command), in: answered, work: work ?? timing.apdu)
+        case .direct, .directU2F: return run(wait.request, in: answered, work: .zero)
+        }
+    }
+
+    /// The person never answered: CTAP2_ERR_USER_ACTION_TIMEOUT (U2F: `6985`), nothing changed.
+    private mutating func timeOut(_ wait: PresenceWait) -> CardAction {
+        phase = .idle
+        let timeout = [CTAPStatus.userActionTimeout.rawValue]
+        let bytes: [UInt8] = switch wait.request {
+        case .front: front.complete(.ctap(timeout)).bytes
+        case .direct: timeout
+        case .frontU2F: front.complete(.u2f(.failure(.conditionsNotSatisfied))).bytes
+        case .directU2F: StatusWord.conditionsNotSatisfied.bytes
+        }
+        return .respond(bytes, ran: wait.prompt.command, work: .zero, faultActs: [])
     }
 
     /// Into ``Phase/writing(_:)``: the caller makes `changes` durable, then calls ``finishWrite(succeeded:)``.
@@ -251,27 +367,20 @@ public struct CardModel {
         guard case .writing(let pending) = phase else { preconditionFailure("finishWrite while \(phase): no write is pending") }
         phase = pending.phaseAfter
         defer { syncFront() }
+        // A command that goes on once its first changes are durable (a PIN check) writes again.
         switch pending.kind {
         case .ctap(let outcome), .direct(let outcome):
             switch authenticator.finish(outcome, durable: succeeded) {
             case .persist(let next):
-                let kind: PendingWrite.Kind = if case .ctap = pending.kind { .ctap(next) } else { .direct(next) }
+                let kind: PendingWrite.Kind = pending.kind.isDirect ? .direct(next) : .ctap(next)
                 return write(next.changes, pending.next(kind), faultActs: next.faultActs)
             case .answer(let response):
-                if case .direct = pending.kind {
-                    return .respond(response, ran: pending.command, work: pending.work, faultActs: [])
-                }
-                let answer = front.complete(.ctap(response)).bytes
-                frontAfterCTAP(pending.command, answered: response)
-                return .respond(answer, ran: pending.command, work: pending.work, faultActs: [])
+                return .respond(framed(response, direct: pending.kind.isDirect, command: pending.command),
+                                ran: pending.command, work: pending.work, faultActs: [])
             }
-        case .u2f(let outcome):
-            let result = authenticator.finish(outcome, durable: succeeded)
-            return .respond(front.complete(.u2f(Self.statusOf(result))).bytes, ran: pending.command, work: pending.work,
-                            faultActs: [])
-        case .directU2F(let outcome):
-            return .respond(Self.apdu(authenticator.finish(outcome, durable: succeeded)), ran: pending.command, work: .zero,
-                            faultActs: [])
+        case .u2f, .directU2F:
+            return .respond(answer(pending.kind, command: pending.command, durable: succeeded), ran: pending.command,
+                            work: pending.work, faultActs: [])
         }
     }
 

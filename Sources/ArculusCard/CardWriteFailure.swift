@@ -37,6 +37,7 @@ extension CardMutation {
     public var summary: String {
         switch self {
         case .setPIN: "a new PIN"
+        case .clearPIN: "PIN removal"
         case .setPINRetries(let retries): "PIN retries \(retries)"
         case .setSignatureCounter(let counter): "signature counter \(counter)"
         case .addCredential(let credential): "new credential for \(credential.rpId)"

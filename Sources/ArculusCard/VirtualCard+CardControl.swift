@@ -22,6 +22,13 @@ extension VirtualCard {
         model.withAuthenticator { $0.forgetPINSession() }
     }
 
+    /// Removes the PIN, with its retry counter back to 8: the card is as one whose PIN was never
+    /// set (credentials, counter and PIN policy stay). Any PIN token is forgotten.
+    public func clearPIN() throws(StateControlError) {
+        try commitStateChanges(authenticator.changesClearingPIN())
+        model.withAuthenticator { $0.forgetPINSession() }
+    }
+
     /// Sets the PIN retry counter: 0 blocks the PIN until a reset (CTAP 2.1 §6.5.2.2).
     public func setPINRetries(_ retries: Int) throws(StateControlError) {
         try commitStateChanges(try authenticator.changesSettingPINRetries(retries))

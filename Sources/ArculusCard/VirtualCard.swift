@@ -5,12 +5,12 @@
 @_exported import CTAP2
 @_exported import FIDOWire
 @_exported import ISO7816
-import POSIXSupport
 
 /// An emulated Arculus FIDO2 card: the card model (``CardModel``), the storage its memory lives
 /// in, and the test-double controls. It drives the model: it hands it every input with the time
 /// and the person's answers, makes the changes the model returns durable before the answer
-/// leaves, sleeps the simulated time, and applies the faults that act at that boundary.
+/// leaves, waits for the time the answer is due (through its ``waiter``), and applies the faults
+/// that act at that boundary.
 ///
 /// The in-process API tests start from:
 /// ```swift
@@ -29,12 +29,31 @@ public final class VirtualCard {
     public let atr: [UInt8]
     /// Test-double controls: injected faults and the fault log.
     public let control = CardControl()
-    /// Asked whenever the card needs evidence of user presence. A card in the NFC field counts as
-    /// present, so the default answers yes; tests can decline.
-    public var userPresence: () -> Bool = { true }
+    /// Asked, in ``PresenceMode/approve`` (the default), whenever a command tests user presence. A
+    /// card in the NFC field counts as present, so the default answers yes; tests can decline. The
+    /// card asks it between the command's two halves (the model stops at its test of presence and
+    /// runs again with the answer), never from inside the model.
+    public var userPresence: () -> Bool {
+        get { presenceAnswerer ?? { true } }
+        set { presenceAnswerer = newValue }
+    }
+    /// How the person answers tests of user presence: at once (``PresenceMode/approve``, as
+    /// ``userPresence`` says, or ``PresenceMode/decline``), or when asked (``PresenceMode/ask``:
+    /// ``pendingPresence`` and ``answerPresence(id:approve:)``).
+    public var presenceMode: PresenceMode = .approve
+    /// Called when the card starts to wait for an answer (``PresenceMode/ask``), on the card's thread.
+    public var onPresencePrompt: ((PendingPresence) -> Void)?
     /// The card's clock, read for every input (the machine's monotonic clock unless the card was
     /// made with another); a test can replace it to move time on.
     public var clock: () -> CardInstant
+    /// How the card waits for the time an answer is due (simulated work, a delay fault): the
+    /// machine's clock, cut short by ``SystemCardWaiter/interrupt()``, unless the card is given
+    /// another (``ManualCardClock`` for tests, a reader bridge's for a served card).
+    public var waiter: any CardWaiter = SystemCardWaiter()
+    /// A replaced ``userPresence``; nil: yes at once, with no second run of the command.
+    private var presenceAnswerer: (() -> Bool)?
+    /// The number of the latest presence prompt.
+    private var promptID = 0
     /// Every write that failed, oldest first (the last 100): which write and why; also each
     /// compaction that failed after its change was stored (``CardWriteFailure/changeKept``).
     public private(set) var writeFailures: [CardWriteFailure] = []
@@ -53,9 +72,9 @@ public final class VirtualCard {
         }
         let effective = stored?.profile ?? profile
         let authenticator = try Authenticator(profile: effective, state: stored,
-                                              attestation: try AttestationIdentity.emulator(for: effective),
+                                              attestation: try AttestationIdentity.emulator(for: effective, entropy: entropy),
                                               enterpriseAttestation: effective.enterpriseAttestation
-                                                  ? try AttestationIdentity.enterprise(for: effective) : nil,
+                                                  ? try AttestationIdentity.enterprise(for: effective, entropy: entropy) : nil,
                                               entropy: entropy, now: clock())
         if authenticator.isBlank { try storage.save(authenticator.state) }
         self.storage = storage
@@ -114,6 +133,12 @@ public final class VirtualCard {
         model.powerOff(at: clock())
     }
 
+    /// Puts the card on `clock`: it reads the time there and waits there (``ManualCardClock``).
+    public func use(_ clock: ManualCardClock) {
+        self.clock = clock.read
+        waiter = clock
+    }
+
     /// Off and on again, as when a card is taken away and tapped.
     public func powerCycle() {
         powerOff()
@@ -126,26 +151,30 @@ public final class VirtualCard {
     /// field instead of answering (see ``CardRemovedError``).
     public func transmit(_ apdu: [UInt8]) -> [UInt8] {
         if model.isInField, let answer = control.answerInstead(ofAPDU: apdu) { return answer }
-        return perform(model.receive(apdu, in: environment()), leavingFieldAllowed: true)
+        let environment = environment()
+        return perform(model.receive(apdu, in: environment), from: environment.now, leavingFieldAllowed: true)
     }
 
     /// One raw CTAP2 request (command byte + CBOR) straight to the authenticator, bypassing the
     /// ISO 7816 front; returns status byte + CBOR.
     public func ctap2(_ request: [UInt8]) -> [UInt8] {
-        perform(model.receiveCTAP(request, in: environment()), leavingFieldAllowed: false)
+        let environment = environment()
+        return perform(model.receiveCTAP(request, in: environment), from: environment.now, leavingFieldAllowed: false)
     }
 
     /// U2F REGISTER straight to the authenticator, bypassing the front.
     public func u2fRegister(challenge: [UInt8], application: [UInt8]) -> U2FResult {
-        Self.u2fResult(perform(model.receiveU2F(.u2fRegister(challenge: challenge, application: application),
-                                                in: environment()), leavingFieldAllowed: false))
+        let environment = environment()
+        return Self.u2fResult(perform(model.receiveU2F(.u2fRegister(challenge: challenge, application: application),
+                                                       in: environment), from: environment.now, leavingFieldAllowed: false))
     }
 
     /// U2F AUTHENTICATE straight to the authenticator, bypassing the front.
     public func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8]) -> U2FResult {
-        Self.u2fResult(perform(model.receiveU2F(.u2fAuthenticate(control: control, challenge: challenge, application: application,
-                                                                 keyHandle: keyHandle), in: environment()),
-                               leavingFieldAllowed: false))
+        let environment = environment()
+        return Self.u2fResult(perform(model.receiveU2F(.u2fAuthenticate(control: control, challenge: challenge,
+                                                                        application: application, keyHandle: keyHandle),
+                                                       in: environment), from: environment.now, leavingFieldAllowed: false))
     }
 
     private static func u2fResult(_ apdu: [UInt8]) -> U2FResult {
@@ -164,28 +193,43 @@ public final class VirtualCard {
         return CTAPResponse(bytes: ctap2(request))
     }
 
-    /// What the world tells the model for the next input: the time, the person, the faults that
-    /// act inside a command.
+    /// What the world tells the model for the next input: the time, the person's answer if it is
+    /// known before the command, the faults that act inside a command.
     private func environment() -> CommandEnvironment {
-        CommandEnvironment(now: clock(), userPresence: userPresence, faults: control.armed)
+        CommandEnvironment(now: clock(), presence: presenceKnownBefore, faults: control.armed)
+    }
+
+    /// The person's answer as far as it is known before a command: yes or no at once, unless
+    /// somebody is to be asked (a replaced ``userPresence``, or ``PresenceMode/ask``).
+    private var presenceKnownBefore: UserPresence {
+        switch presenceMode {
+        case .approve: presenceAnswerer == nil ? .present : .undecided
+        case .decline: .declined
+        case .ask: .undecided
+        }
     }
 
     /// Carries out the model's actions until it has an answer: the storage boundary, where the
-    /// faults' acts are logged, writes made, time slept and the boundary's faults act.
-    private func perform(_ first: CardAction, leavingFieldAllowed: Bool) -> [UInt8] {
+    /// faults' acts are logged, writes made, the answer's time waited for (counted from `start`,
+    /// when the input arrived) and the boundary's faults act.
+    private func perform(_ first: CardAction, from start: CardInstant, leavingFieldAllowed: Bool) -> [UInt8] {
         var action = first
+        var start = start
         while true {
             switch action {
             case .silent:
                 return []
+            case .awaitPresence(_, let deadline, let mayDefer):
+                action = askPerson(until: deadline, mayDefer: mayDefer, start: &start)
             case .persist(let changes, let command, let faultActs):
                 control.record(faultActs)
                 let failure = write(changes, for: command)
                 action = model.finishWrite(succeeded: failure == nil)
             case .respond(let response, let ran, let work, let faultActs):
                 control.record(faultActs)
-                Self.pause(work)
-                if let ran, let extra = control.delay(after: ran) { Self.pause(extra) }
+                var due = work
+                if let ran, let extra = control.delay(after: ran) { due += extra }
+                if due > .zero { _ = waiter.wait(until: start.advanced(by: due), clock: clock, unless: { false }) }
                 if leavingFieldAllowed, let ran, let away = control.leavesField(after: ran) {
                     model.leaveField(at: clock())
                     control.onLeaveField?(away)
@@ -194,6 +238,49 @@ public final class VirtualCard {
                 return response
             }
         }
+    }
+
+    /// A command stopped at its test of user presence: the person's answer — at once, or, in
+    /// ``PresenceMode/ask``, once given (``answerPresence(id:approve:)``) while the card waits
+    /// through its ``waiter`` until the presence time-out (a host that polls is answered `9100`
+    /// UPNEEDED instead, and the card does not wait). `start` moves to the end of a wait: the
+    /// command's time counts from the answer.
+    private func askPerson(until deadline: CardInstant, mayDefer: Bool, start: inout CardInstant) -> CardAction {
+        switch presenceMode {
+        case .approve: model.answerPresence(approved: userPresence())
+        case .decline: model.answerPresence(approved: false)
+        case .ask:
+            promptID += 1
+            if let pending = pendingPresence { onPresencePrompt?(pending) }
+            guard !mayDefer else { break }
+            let outcome = waiter.wait(until: deadline, clock: clock, unless: { model.presenceWait?.answer != nil })
+            start = clock()
+            return model.continueAfterPresence(in: environment(), givingUp: outcome == .interrupted)
+        }
+        return model.continueAfterPresence(in: environment())
+    }
+
+    // MARK: - The person
+
+    /// The test of user presence the card waits to have answered (``PresenceMode/ask``), if any.
+    public var pendingPresence: PendingPresence? {
+        guard let wait = model.presenceWait, wait.answer == nil else { return nil }
+        return PendingPresence(id: promptID, prompt: wait.prompt, waiting: wait.since.duration(to: max(wait.since, clock())))
+    }
+
+    /// Answers the pending prompt `id`: the command runs with the answer (at once for a card
+    /// that waits, at the host's next poll for one that answers `9100`). Call it on the card's
+    /// thread (a served card's control requests run there, also while the card waits).
+    public func answerPresence(id: Int, approve: Bool) throws(PresenceError) {
+        guard let pending = pendingPresence, pending.id == id else { throw .noSuchPrompt(id) }
+        model.answerPresence(approved: approve)
+    }
+
+    /// How long the card waits for the person's answer before the command fails with
+    /// CTAP2_ERR_USER_ACTION_TIMEOUT (U2F: `6985`); 30 s.
+    public var presenceTimeout: Duration {
+        get { model.presenceTimeout }
+        set { model.presenceTimeout = newValue }
     }
 
     /// Makes `changes` durable; the failure, if any (also logged and reported). A compaction
@@ -229,12 +316,6 @@ public final class VirtualCard {
         guard !changes.isEmpty else { return }
         if let failure = write(changes, for: nil) { throw .writeFailed(failure.description) }
         model.commit(changes)
-    }
-
-    /// Sleeps the calling thread for `duration`: the card at work.
-    static func pause(_ duration: Duration) {
-        guard duration > .zero else { return }
-        POSIX.sleep(for: duration)
     }
 }
 

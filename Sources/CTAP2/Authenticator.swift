@@ -36,6 +36,8 @@ public struct Authenticator {
     var suspendedPINCheck: PINCheck?
     /// The signature counter value the running command hands out, applied when it finishes.
     var counterInUse: UInt32?
+    /// What the running command stopped to ask the person (its presence was undecided).
+    var presenceAsked: PresencePrompt?
     /// getInfo's last answer and what it was made from (see ``encodedInfo()``).
     var infoCache: (inputs: InfoInputs, body: [UInt8])?
 
@@ -119,8 +121,17 @@ public struct Authenticator {
             running = nil
             internalFailureReason = nil
             counterInUse = nil
+            presenceAsked = nil
         }
-        return run(command, body: request.dropFirst(), in: environment, rollback: rollback)
+        let outcome = run(command, body: request.dropFirst(), in: environment, rollback: rollback)
+        guard let prompt = presenceAsked else { return outcome }
+        // Stopped at the test of user presence: nothing of the command is kept (the volatile
+        // state and the random stream as before it), so that running it again with the answer
+        // gives exactly what it would have given with the answer at once.
+        suspendedPINCheck = nil
+        session = rollback.session
+        random = rollback.random
+        return CommandOutcome(response: [], changes: [], awaitsPresence: prompt)
     }
 
     /// The running command's work, once `environment` is in ``running``; its outcome carries what
@@ -215,7 +226,7 @@ public struct Authenticator {
                                                      changes: &changes))
         case .selection where profile.supportsCTAP21:
             try requireEmpty(body)
-            guard isUserPresent() else { throw .operationDenied }
+            guard try isUserPresent() else { throw .operationDenied }
             return .empty
         case .config where profile.authenticatorConfig:
             try authenticatorConfig(ConfigRequest(decoding: body), changes: &changes)

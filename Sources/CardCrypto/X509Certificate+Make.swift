@@ -25,6 +25,8 @@ extension X509Certificate {
     ///   - issuerPrivateKey: The signing key (the subject's own key for a self-signed certificate).
     ///   - isCA: Whether the certificate is a CA certificate.
     ///   - extraExtensions: Further extensions, e.g. the FIDO AAGUID extension; an OID may appear only once.
+    ///   - deterministic: Sign with the nonce of RFC 6979 instead of a random one, so that the same
+    ///     inputs always give the same certificate, byte for byte (a seeded card's).
     /// - Throws: `CryptoError` for invalid input or a failing OpenSSL call.
     public static func make(
         subject: [(String, String)],
@@ -34,7 +36,8 @@ extension X509Certificate {
         subjectPublicKey: P256PublicKey,
         issuerPrivateKey: P256PrivateKey,
         isCA: Bool,
-        extraExtensions: [X509Extension] = []
+        extraExtensions: [X509Extension] = [],
+        deterministic: Bool = false
     ) throws -> X509Certificate {
         let operation = "X509Certificate.make"
         let serial = Array(serialNumber.drop { $0 == 0 })
@@ -78,7 +81,19 @@ extension X509Certificate {
 
         try OpenSSL.checkPositive(
             X509_sign(x509, issuerPrivateKey.key.pointer, FetchedAlgorithms.sha256.pointer), "X509_sign")
-        return try X509Certificate(der: X509Object.derEncoding(of: x509))
+        let signed = try X509Object.derEncoding(of: x509)
+        return try X509Certificate(der: deterministic ? try resigned(signed, with: issuerPrivateKey) : signed)
+    }
+
+    /// `certificate` with its signature made again with RFC 6979's nonce: X509_sign fills in the
+    /// signature algorithm in both places, so only the signature value changes.
+    private static func resigned(_ certificate: [UInt8], with key: P256PrivateKey) throws -> [UInt8] {
+        var outer = DER.Reader(certificate)
+        guard var parts = outer.element(tag: 0x30), outer.isAtEnd, let tbs = parts.anyElement(),
+              let algorithm = parts.anyElement(), parts.element(tag: 0x03) != nil, parts.isAtEnd else {
+            throw CryptoError.openSSL("X509_sign gave a certificate that is not TBS, algorithm and signature")
+        }
+        return DER.sequence([tbs, algorithm, DER.bitString(try key.deterministicSignature(for: tbs))])
     }
 
     private static func setSerialNumber(_ serial: [UInt8], on x509: OpaquePointer) throws {

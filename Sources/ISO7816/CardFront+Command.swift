@@ -34,6 +34,9 @@ extension CardFront {
         /// A CTAP request sent with P1 `80` (or polled): answer `9100` and keep it for the next
         /// poll, which is itself answered `9100` `polls` more times before the card is asked again.
         case deferred(polls: Int)
+        /// A CTAP request sent with P1 `80` (or polled) that waits for the person: answer `9100`
+        /// with keepalive UPNEEDED and keep it for the next poll.
+        case awaitingUser
         /// A U2F outcome.
         case u2f(U2FOutcome)
         /// Answer this status word instead, with no data (a test double's fault).

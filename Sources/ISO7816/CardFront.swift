@@ -55,6 +55,10 @@ public struct CardFront: Sendable {
     /// Whether the FIDO applet is currently selected.
     public var isAppletSelected: Bool { state.isSelected }
 
+    /// Whether a CTAP request answered `9100` waits for NFCCTAP_GETRESPONSE: any other command,
+    /// a cancel or a power cycle drops it.
+    public var holdsDeferredRequest: Bool { state.pendingCTAP != nil }
+
     /// The applet deselects itself (a card that needs a SELECT after authenticatorReset): every
     /// FIDO command answers `word` until the next SELECT.
     public mutating func deselect(answering word: StatusWord) {
@@ -311,6 +315,9 @@ public struct CardFront: Sendable {
         case (.ctap(let request, true), .deferred(let polls)), (.ctapPoll(let request), .deferred(let polls)):
             state.pendingCTAP = PendingCTAPRequest(request: request, busyPollsRemaining: polls)
             return Self.stillProcessing
+        case (.ctap(let request, true), .awaitingUser), (.ctapPoll(let request), .awaitingUser):
+            state.pendingCTAP = PendingCTAPRequest(request: request, busyPollsRemaining: 0)
+            return Self.waitingForUser
         case (.ctap, .ctap(let response)), (.ctapPoll, .ctap(let response)):
             // Every CTAP response starts with a status byte; an empty one is an applet fault.
             guard !response.isEmpty else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
@@ -357,4 +364,6 @@ public struct CardFront: Sendable {
     /// `9100` too: python-fido2 reads it from every `9100` answer, including the one to
     /// NFCCTAP_MSG, and would fail on an empty one.
     static let stillProcessing = ResponseAPDU(data: [NFCBinding.keepaliveProcessing], statusWord: .ctapStillProcessing)
+    /// `9100` with keepalive UPNEEDED: the card waits for the person.
+    static let waitingForUser = ResponseAPDU(data: [NFCBinding.keepaliveUserPresenceNeeded], statusWord: .ctapStillProcessing)
 }

@@ -131,6 +131,19 @@ public final class ControlChannelHandler: @unchecked Sendable {
             let card = try requireCard()
             if let profile { card.timing = profile }
             return .timing(card.timing)
+        case .clearPIN(let retries):
+            let card = try requireCard()
+            try card.clearPIN()
+            if let retries { try card.setPINRetries(retries) }
+            return .pin(ControlResponse.PINStatus(card: card))
+        case .presence(let mode):
+            let card = try requireCard()
+            if let mode { card.presenceMode = mode }
+            return .presence(ControlResponse.PresenceStatus(card: card))
+        case .answerPresence(let id, let approve):
+            let card = try requireCard()
+            try card.answerPresence(id: id, approve: approve)
+            return .presence(ControlResponse.PresenceStatus(card: card))
         }
     }
 

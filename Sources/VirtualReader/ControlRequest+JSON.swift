@@ -41,8 +41,29 @@ extension ControlRequest {
             guard let id = try fields.bytes("id") else { throw .badRequest("credentials.remove needs id (base64url) or idHex") }
             self = .removeCredential(id: id)
         case "pin":
-            try fields.allow(["set", "retries"])
-            self = .pin(set: try fields.string("set"), retries: try fields.int("retries"))
+            try fields.allow(["set", "retries", "clear"])
+            let pin = try fields.string("set")
+            let retries = try fields.int("retries")
+            guard try fields.bool("clear") == true else {
+                self = .pin(set: pin, retries: retries)
+                break
+            }
+            guard pin == nil else { throw .badRequest("pin: clear and set go separately (clear removes the PIN, set gives a new one)") }
+            self = .clearPIN(retries: retries)
+        case "presence":
+            try fields.allow(["mode"])
+            self = .presence(mode: try fields.string("mode").map { name throws(ControlChannelError) in
+                guard let mode = PresenceMode(rawValue: name) else {
+                    throw .badRequest("unknown presence mode '\(name)' (known: \(PresenceMode.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                return mode
+            })
+        case "presence.answer":
+            try fields.allow(["id", "approve"])
+            guard let id = try fields.int("id"), let approve = try fields.bool("approve") else {
+                throw .badRequest("presence.answer needs id (the prompt's number) and approve (true or false)")
+            }
+            self = .answerPresence(id: id, approve: approve)
         case "counter":
             try fields.allow(["set"])
             self = .counter(set: try fields.uint32("set", what: "the counter"))
@@ -80,6 +101,13 @@ extension ControlRequest {
             if let retries { members["retries"] = .integer(retries) }
         case .counter(let counter): if let counter { members["set"] = .int(counter) }
         case .timing(let profile): if let profile { members["profile"] = .string(profile.name) }
+        case .clearPIN(let retries):
+            members["clear"] = true
+            if let retries { members["retries"] = .integer(retries) }
+        case .presence(let mode): if let mode { members["mode"] = .string(mode.rawValue) }
+        case .answerPresence(let id, let approve):
+            members["id"] = .integer(id)
+            members["approve"] = .bool(approve)
         }
         return .object(members)
     }

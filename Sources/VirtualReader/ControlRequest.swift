@@ -9,7 +9,7 @@ import ArculusCard
 ///
 /// | op | case | members | answer members |
 /// | --- | --- | --- | --- |
-/// | `status` | ``status`` | — | `profile`, `inField`, `onReader`, `timing`, `faults`, `credentials`, `counter`, `pin` |
+/// | `status` | ``status`` | — | `profile`, `inField`, `onReader`, `timing`, `faults`, `credentials`, `counter`, `pin`, `presence` |
 /// | `details` | ``details`` | — | `status`, `info`, `token`, `credentials`, `faults`, `faultLog`, `image`, `writeFailures` (``ControlResponse/Details``) |
 /// | `tap` | ``tap(delay:)`` | `delay` (seconds, default 1) | `delay` |
 /// | `remove` / `insert` | ``remove`` / ``insert`` | — | — |
@@ -20,9 +20,15 @@ import ArculusCard
 /// | `credentials.list` | ``listCredentials`` | — | `credentials` |
 /// | `credentials.add` | ``addCredential(_:)`` | `credential` (below) | `credential` |
 /// | `credentials.remove` | ``removeCredential(id:)`` | `id` (base64url) or `idHex` | — |
-/// | `pin` | ``pin(set:retries:)`` | `set` (a PIN), `retries` | `pin`: `isSet`, `retries`, `length`, `minLength`, `blocked`, `blockedUntilPowerCycle` |
+/// | `pin` | ``pin(set:retries:)``, ``clearPIN(retries:)`` | `set` (a PIN), or `clear` (true: no PIN, retries back to 8); `retries` | `pin`: `isSet`, `retries`, `length`, `minLength`, `blocked`, `blockedUntilPowerCycle` |
 /// | `counter` | ``counter(set:)`` | `set` | `counter` |
 /// | `timing` | ``timing(_:)`` | `profile` (`off`, `realistic`) | `timing` |
+/// | `presence` | ``presence(mode:)`` | `mode` (`approve`, `decline`, `ask`) | `presence`: `mode`, `pending` |
+/// | `presence.answer` | ``answerPresence(id:approve:)`` | `id`, `approve` (true or false) | `presence` |
+///
+/// `presence.pending` is null, or the prompt the card waits to have answered in `ask` mode:
+/// `{"id": N, "command": "makeCredential", "rpId": "example.com", "waitingSeconds": 1.5}` (`rpId`
+/// null for U2F). An answer to any other `id` fails with `no presence prompt N is pending`.
 ///
 /// Fault effects and their parameter: `ctap-error` (`ctapError`: a number, `"0x2E"` or a name
 /// such as `"NO_CREDENTIALS"`), `status-word` (`statusWord`: `"6A82"`), `bogus-signature`,
@@ -68,6 +74,13 @@ public enum ControlRequest: Equatable, Sendable {
     case counter(set: UInt32?)
     /// Switch the timing profile (nil: just read it).
     case timing(TimingProfile?)
+    /// Remove the PIN (retries back to 8), then set the retries if given.
+    case clearPIN(retries: Int?)
+    /// How the person answers tests of user presence, and the prompt waiting for an answer; set
+    /// the mode (nil: just read it).
+    case presence(mode: PresenceMode?)
+    /// Answer presence prompt `id`.
+    case answerPresence(id: Int, approve: Bool)
 
     /// The request's `op`.
     public var op: String {
@@ -84,14 +97,16 @@ public enum ControlRequest: Equatable, Sendable {
         case .listCredentials: "credentials.list"
         case .addCredential: "credentials.add"
         case .removeCredential: "credentials.remove"
-        case .pin: "pin"
+        case .pin, .clearPIN: "pin"
         case .counter: "counter"
         case .timing: "timing"
+        case .presence: "presence"
+        case .answerPresence: "presence.answer"
         }
     }
 
     /// Every `op`, in the order of the table above.
     public static let operations = ["status", "details", "tap", "remove", "insert", "fault.add", "fault.list", "fault.remove",
                                     "fault.clear", "credentials.list", "credentials.add", "credentials.remove", "pin",
-                                    "counter", "timing"]
+                                    "counter", "timing", "presence", "presence.answer"]
 }

@@ -21,7 +21,7 @@ extension ControlResponse {
             var members: [String: JSONValue] = [
                 "profile": .string(status.profile), "inField": .bool(status.inField), "timing": .string(status.timing),
                 "faults": .int(status.faults), "credentials": .int(status.credentials), "counter": .int(status.counter),
-                "pin": status.pin.json,
+                "pin": status.pin.json, "presence": status.presence.json,
             ]
             if let onReader = status.onReader { members["onReader"] = .bool(onReader) }
             return members
@@ -36,6 +36,7 @@ extension ControlResponse {
         case .pin(let pin): return ["pin": pin.json]
         case .counter(let counter): return ["counter": .int(counter)]
         case .timing(let timing): return ["timing": Self.json(timing)]
+        case .presence(let presence): return ["presence": presence.json]
         }
     }
 
@@ -60,6 +61,17 @@ extension ControlResponse {
         return ["name": .string(timing.name), "apduMs": milliseconds(timing.apdu), "signatureMs": milliseconds(timing.signature),
                 "keyGenerationMs": milliseconds(timing.keyGeneration), "pinOperationMs": milliseconds(timing.pinOperation),
                 "storageAccessMs": milliseconds(timing.storageAccess), "eraseMs": milliseconds(timing.erase)]
+    }
+}
+
+extension ControlResponse.PresenceStatus {
+    /// `mode`, and `pending`: null or `id`, `command`, `rpId`, `waitingSeconds`.
+    public var json: JSONValue {
+        let prompt: JSONValue = pending.map { pending in
+            ["id": .int(pending.id), "command": .string(pending.prompt.command.name), "rpId": .optional(pending.prompt.rpId),
+             "waitingSeconds": .number(ControlRequest.seconds(pending.waiting))]
+        } ?? .null
+        return ["mode": .string(mode.rawValue), "pending": prompt]
     }
 }
 

@@ -27,6 +27,20 @@ public enum ControlResponse: Sendable {
     case counter(UInt32)
     /// `timing`.
     case timing(TimingProfile)
+    /// `presence`, `presence.answer`.
+    case presence(PresenceStatus)
+
+    /// How the person answers, and the prompt waiting for an answer.
+    public struct PresenceStatus: Equatable, Sendable {
+        public var mode: PresenceMode
+        /// The prompt waiting in ``PresenceMode/ask``, if one is.
+        public var pending: PendingPresence?
+
+        public init(card: VirtualCard) {
+            mode = card.presenceMode
+            pending = card.pendingPresence
+        }
+    }
 
     /// The card in brief.
     public struct Status: Sendable {
@@ -41,6 +55,7 @@ public enum ControlResponse: Sendable {
         public var credentials: Int
         public var counter: UInt32
         public var pin: PINStatus
+        public var presence: PresenceStatus
 
         /// The state of `card`, on the reader behind `bridge` if any.
         public init(card: VirtualCard, bridge: VPCDBridge?) {
@@ -53,6 +68,7 @@ public enum ControlResponse: Sendable {
             credentials = card.credentials.count
             counter = card.pinState.signatureCounter
             pin = PINStatus(card: card)
+            presence = PresenceStatus(card: card)
         }
     }
 

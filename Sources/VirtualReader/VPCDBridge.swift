@@ -132,6 +132,23 @@ public final class VPCDBridge: @unchecked Sendable {
     /// Whether ``takeOffReader()`` holds the card off the reader.
     public var isHeldOffReader: Bool { heldOffReader.load(ordering: .sequentiallyConsistent) }
 
+    // MARK: - While the card waits (VPCDBridge+CardWaiter)
+
+    /// Other threads' work, run while the card waits for a deadline.
+    func runPendingWorkWhileCardWaits() { runPendingWork() }
+
+    /// Whether a wait of the card must end now: a stop, a tap or a hold off the reader was asked.
+    var interruptsCardWaits: Bool {
+        stopRequested.load(ordering: .sequentiallyConsistent) || heldOffReader.load(ordering: .sequentiallyConsistent)
+            || tapDelayMilliseconds.load(ordering: .sequentiallyConsistent) >= 0
+    }
+
+    /// Wakes the bridge thread's next wait.
+    func wakeUp() { wake.signal() }
+
+    /// Blocks the bridge thread until it is woken or `timeout` has passed.
+    func waitForWake(upTo timeout: Duration) { wake.wait(upTo: timeout) }
+
     private func runPendingWork() {
         let work = pendingWork.withLock { queue in
             defer { queue.removeAll() }
@@ -201,14 +218,12 @@ public final class VPCDBridge: @unchecked Sendable {
     private func sleep(_ duration: Duration) {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: duration)
-        var fds = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
             runPendingWork()
             if putBackRequested.exchange(false, ordering: .sequentiallyConsistent) { return }
             let left = clock.now.duration(to: deadline)
             if left <= .zero { return }
-            _ = poll(&fds, 1, Int32(clamping: VPCDConnection.milliseconds(left) + 1))
-            if fds[0].revents != 0 { wake.drain() }
+            wake.wait(upTo: left)
         }
     }
 

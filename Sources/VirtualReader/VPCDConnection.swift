@@ -193,7 +193,15 @@ final class VPCDConnection {
             let flags = restIsComing ? 0 : Int32(MSG_DONTWAIT)
             restIsComing = false
             let descriptor = descriptor
-            let count = buffer.fill { space in recv(descriptor, space.baseAddress, space.count, flags) }
+            var failure: SystemCallError?
+            let count = buffer.fill { space in
+                do throws(SystemCallError) {
+                    return try POSIX.receive(descriptor, into: space, flags: flags)
+                } catch {
+                    failure = error
+                    return -1
+                }
+            }
             if count > 0 {
                 if !buffer.holdsWholeMessage {
                     // vpcd holds the payload back until the length is acknowledged: acknowledge
@@ -207,35 +215,27 @@ final class VPCDConnection {
             if count == 0 {
                 return buffer.isEmpty ? .closed : .failed("the driver closed the connection inside a message")
             }
-            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
-            return .failed(String(cString: strerror(errno)))
+            guard let failure, failure.code != EAGAIN && failure.code != EWOULDBLOCK else { continue }
+            return .failed(SystemCallError.text(failure.code))
         }
     }
 
     /// Sends the framed `payload` (at most ``VPCDFraming/maximumPayload`` bytes) in one
     /// `sendmsg`, then re-arms `TCP_QUICKACK` for the next message.
     func send(_ payload: [UInt8]) throws(Failure) {
-        var header = (UInt8(truncatingIfNeeded: payload.count >> 8), UInt8(truncatingIfNeeded: payload.count))
+        let header = (UInt8(truncatingIfNeeded: payload.count >> 8), UInt8(truncatingIfNeeded: payload.count))
         let total = 2 + payload.count
-        var sent = 0
-        while sent == 0 {
-            let descriptor = descriptor
-            sent = withUnsafeMutableBytes(of: &header) { head in
-                payload.withUnsafeBytes { body in
-                    var vectors = (iovec(iov_base: head.baseAddress, iov_len: 2),
-                                   iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count))
-                    return withUnsafeMutableBytes(of: &vectors) { vectorBytes in
-                        var message = msghdr()
-                        message.msg_iov = vectorBytes.baseAddress?.assumingMemoryBound(to: iovec.self)
-                        message.msg_iovlen = 2
-                        return sendmsg(descriptor, &message, Self.noSignal)
-                    }
-                }
+        let descriptor = descriptor
+        let result = withUnsafeBytes(of: header) { head in
+            payload.withUnsafeBytes { body in
+                Result { () throws(SystemCallError) in try POSIX.sendMessage(descriptor, header: head, body: body) }
             }
-            if sent < 0 {
-                guard errno == EINTR else { throw .io(errno: errno) }
-                sent = 0
-            }
+        }
+        let sent: Int
+        do throws(SystemCallError) {
+            sent = try result.get()
+        } catch {
+            throw .io(errno: error.code)
         }
         if sent < total {
             // A short send (a full socket buffer): the rest the slow way.
@@ -256,14 +256,14 @@ final class VPCDConnection {
     }
 
     /// Waits until the socket has input, `wake` is signalled (then drained), or `deadline` passes.
+    /// (A signal does not end the wait: `serve` relays signals to a thread, which wakes the bridge.)
     private func waitForInput(until deadline: ContinuousClock.Instant, wake: WakePipe) -> Wait {
-        let left = ContinuousClock.now.duration(to: deadline)
-        // Rounded up: poll must not return before the deadline and make the caller spin.
-        let milliseconds = left <= .zero ? 0 : Int32(clamping: Self.milliseconds(left) + 1)
-        let ready = poll(&descriptors, 2, milliseconds)
-        if ready < 0 {
-            // A signal: let the caller look at what other threads want, then wait again.
-            return errno == EINTR ? .woken : .readable
+        do throws(SystemCallError) {
+            guard try POSIX.poll(&descriptors, timeout: max(.zero, ContinuousClock.now.duration(to: deadline))) > 0 else {
+                return .timedOut
+            }
+        } catch {
+            return .readable  // let recv report it
         }
         if descriptors[1].revents != 0 {
             wake.drain()
@@ -289,12 +289,6 @@ final class VPCDConnection {
         }
         return fds[0].revents != 0 ? .readable : .timedOut
     }
-
-    #if canImport(Glibc)
-    private static let noSignal = Int32(MSG_NOSIGNAL)
-    #else
-    private static let noSignal: Int32 = 0
-    #endif
 
     #if canImport(Glibc)
     private static let closeOnExec = Int32(SOCK_CLOEXEC.rawValue)

@@ -36,7 +36,7 @@ struct AttestationCommand: Subcommand {
             guard let directory = options.value("--fixtures"), let source = options.value("--swift-source") else {
                 throw UsageError("generate needs --fixtures DIR and --swift-source FILE")
             }
-            let material = try AttestationIdentity.generateMaterial(for: CardProfile.builtIn)
+            let material = try AttestationIdentity.generateMaterial(for: CardProfile.builtIn, issuedAt: Date())
             let files: [(String, String)] = [
                 ("emulator-root-ca.pem", material.rootCertificatePEM),
                 ("emulator-root-ca.key.pem", material.rootPrivateKeyPEM),

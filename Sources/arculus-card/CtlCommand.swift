@@ -24,7 +24,8 @@ enum CtlCommand: Subcommand {
             .flag("--fail-next-write", "the next write to the card's memory is torn: the command",
                   "answers CTAP1_ERR_OTHER, the card keeps its state"),
             .flag("--decline-presence", "the user declines the test of user presence"),
-            .valued("--delay", "SECONDS", "the command runs as usual and answers SECONDS later"),
+            .valued("--delay", "SECONDS", "the command runs as usual and answers SECONDS later (up to 3600; SIGINT/SIGTERM, "
+                    + "a tap or a remove cuts the wait short, and control requests still run meanwhile)"),
             .flag("--once", "act once (the default of --leave-field and --fail-next-write)"),
             .flag("--persistent", "act until removed (the default of the others)"),
         ]
@@ -64,9 +65,20 @@ enum CtlCommand: Subcommand {
                       options: [.repeating("--credential", "SPEC", "one credential; repeat for more")], selector: "credentials add"),
                 .init(title: "credentials remove --id ID", help: ["Delete a discoverable credential (ID: base64url or hex)."],
                       options: [.valued("--id", "ID", "the credential")], selector: "credentials remove"),
-                .init(title: "pin [--set PIN] [--retries N]", help: ["Show the PIN state; set the PIN and/or the retries left."],
+                .init(title: "pin [--set PIN | --clear] [--retries N]", help: ["Show the PIN state; set or remove the PIN and/or",
+                                                                                "set the retries left."],
                       options: [.valued("--set", "PIN", "the new PIN (retries back to 8)"),
+                                .flag("--clear", "remove the PIN (retries back to 8)"),
                                 .valued("--retries", "N", "PIN retries left, 0 to 8 (0 blocks the PIN)")]),
+                .init(title: "presence [--mode MODE] [--approve ID | --decline ID]", help: [
+                    "Show how the user answers tests of user presence, and the",
+                    "prompt waiting for an answer; set the mode, or answer it."],
+                      options: [.valued("--mode", "MODE", "approve (yes at once: the default), decline (no at once)",
+                                        "or ask (the card waits for --approve/--decline: a polling",
+                                        "host gets 9100 UPNEEDED meanwhile; no answer in 30 s gives",
+                                        "CTAP2_ERR_USER_ACTION_TIMEOUT)"),
+                                .valued("--approve", "ID", "the user agrees to prompt ID (presence.pending.id)"),
+                                .valued("--decline", "ID", "the user declines prompt ID: OPERATION_DENIED, U2F 6985")]),
                 .init(title: "counter [--set N]", help: ["Show the signature counter (one for all credentials:",
                                                          "WebDriver's signCount); set it."],
                       options: [.valued("--set", "N", "the new counter")]),
@@ -97,7 +109,7 @@ enum CtlCommand: Subcommand {
                   "errorKind" "not-taken", "unanswered" or "busy" when the request timed out or the
                   connection was refused. Ops: status, tap, remove, insert, fault.add, fault.list,
                   fault.remove, fault.clear, credentials.list, credentials.add, credentials.remove, pin,
-                  counter, timing.
+                  counter, timing, presence, presence.answer.
                 """),
                 .init(title: "OUTPUT", body: """
                   The answer, one JSON object on stdout (none when no answer came); any failure also goes
@@ -120,6 +132,7 @@ enum CtlCommand: Subcommand {
                   arculus-card ctl fault add --command getAssertion --delay 0.3
                   arculus-card ctl credentials add --credential rp=example.com,user=alice
                   arculus-card ctl --slot 1 tap --delay 2
+                  arculus-card ctl presence --mode ask; arculus-card ctl presence --approve 1
                 """),
             ],
             column: 31)
@@ -180,6 +193,25 @@ enum CtlCommand: Subcommand {
         return .servingFor(try options.vpcdEndpoint())
     }
 
+    /// `presence`: read or set the mode, or answer a prompt (one of the three).
+    private static func presenceRequest(_ line: CtlWords) throws(UsageError) -> ControlRequest {
+        let given = ["--mode", "--approve", "--decline"].filter { line.options.value($0) != nil }
+        guard given.count <= 1 else { throw UsageError("presence takes one of --mode, --approve ID and --decline ID") }
+        try line.only(["--mode", "--approve", "--decline"], words: 1)
+        if let name = line.options.value("--mode") {
+            guard let mode = PresenceMode(rawValue: name) else {
+                throw UsageError("--mode is approve, decline or ask, not '\(name)'")
+            }
+            return .presence(mode: mode)
+        }
+        for (option, approve) in [("--approve", true), ("--decline", false)] {
+            guard let text = line.options.value(option) else { continue }
+            guard let id = Int(text), id > 0 else { throw UsageError("\(option) takes the prompt's number (presence.pending.id), not '\(text)'") }
+            return .answerPresence(id: id, approve: approve)
+        }
+        return .presence(mode: nil)
+    }
+
     /// The request object a command line stands for: a typed request's JSON, or `send`'s own.
     private static func request(_ line: CtlWords) throws(UsageError) -> JSONValue {
         switch line.words.first {
@@ -192,8 +224,13 @@ enum CtlCommand: Subcommand {
         case "credentials":
             return line.words.dropFirst().first == "remove" ? try credentialsRemoveJSON(line) : try credentialsRequest(line).json
         case "pin":
-            let pin = ControlRequest.pin(set: line.options.value("--set"), retries: try line.options.integer("--retries"))
-            return try line.only(["--set", "--retries"], words: 1, pin).json
+            let retries = try line.options.integer("--retries")
+            guard line.options.flag("--clear") else {
+                return try line.only(["--set", "--retries"], words: 1, .pin(set: line.options.value("--set"), retries: retries)).json
+            }
+            guard line.options.value("--set") == nil else { throw UsageError("pin takes --set or --clear, not both") }
+            return try line.only(["--clear", "--retries"], words: 1, .clearPIN(retries: retries)).json
+        case "presence": return try presenceRequest(line).json
         case "counter": return try line.only(["--set"], words: 1, .counter(set: try line.options.counter("--set"))).json
         case "timing": return try line.only([], words: 2, .timing(try timing(line.words.dropFirst().first))).json
         case "send":

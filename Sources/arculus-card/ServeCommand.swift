@@ -166,7 +166,7 @@ enum ServeCommand: Subcommand {
             let bridge = VPCDBridge(card: card.readerCard, endpoint: endpoint,
                                     trace: ServePage.trace(ServeTrace.hook(endpoint: endpoint, verbose: options.verbose, label: label),
                                                            feed: pageFeeds?[index]))
-            card.emulated?.control.onLeaveField = { away in bridge.removeAndTap(after: away) }
+            card.attach(to: bridge)
             do {
                 if let channel = try startControlChannel(card, bridge: bridge, endpoint: endpoint, label: label, options) {
                     controlChannels.append(channel)
@@ -188,7 +188,8 @@ enum ServeCommand: Subcommand {
         defer { page?.stop() }
 
         // Signals are relayed to a thread, never handled in the signal handler: the relay only
-        // asks the bridges to stop or re-tap, which each does between two APDUs.
+        // asks the bridges to stop or re-tap, which each does between two APDUs or, while its card
+        // waits (ServedCard.attach), at once.
         let delay = options.tapDelay
         let all = bridges
         let relay = SignalRelay(signals: [SIGINT, SIGTERM, SIGUSR1]) { number in

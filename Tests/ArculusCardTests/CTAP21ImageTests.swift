@@ -188,6 +188,7 @@ struct CTAP21ImageTests {
             .setAlwaysUv(true), .enableEnterpriseAttestation,
             .setLargeBlobArray(largeBlobs), .setPersistentToken(SecureRandom.bytes(32)),
             .updateUser(id: credentials[0].id, name: nil, displayName: nil),
+            .clearPIN, .setPIN(hash: pinHash("87654321"), codePoints: 8),
         ]
         return mutations
     }

@@ -22,7 +22,7 @@ struct PowerCycleTests {
     enum Piece: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case appletSelection, commandChain, pendingResponse, pendingCTAPRequest
         case pinUvAuthToken, consecutivePINFailures, pendingAssertions, rpEnumeration, credentialEnumeration
-        case credentialCache, simulatedWork, largeBlobWrite
+        case credentialCache, simulatedWork, largeBlobWrite, presenceWait
         /// Not in the inventory: the session's key-agreement key, drawn anew at power-up.
         case keyAgreementKey
         /// Not in the inventory: when the card was powered, from which the reset window counts.
@@ -88,6 +88,10 @@ struct PowerCycleTests {
             row.card.model.timing = .realistic
             let message = TestAPDU.nfcctapMessage([CTAPCommand.reset.rawValue], p1: 0x80)
             #expect(row.card.exchange(message).sw == 0x9100, "the card works on the reset for 250 ms")
+        case .presenceWait:
+            row.card.asksPresence = true
+            let reset = row.card.exchange(TestAPDU.nfcctapMessage([CTAPCommand.reset.rawValue], p1: 0x80))
+            #expect(reset.sw == 0x9100 && reset.data == [NFCBinding.keepaliveUserPresenceNeeded], "the reset waits for the person")
         case .pinUvAuthToken:
             try row.card.setPIN(pin, platform: row.platform)
             row.evidence = try row.card.grantedToken(pin, platform: row.platform)
@@ -169,6 +173,12 @@ struct PowerCycleTests {
             } else {
                 #expect(poll.sw == 0x9000 && poll.data.first == CTAPStatus.ok.rawValue, "the control answers the getInfo")
             }
+        case .presenceWait:
+            #expect(row.card.exchange(TestAPDU.nfcctapGetResponse).sw == 0x6985, "no prompt to poll for")
+            #expect(row.card.model.presenceWait == nil)
+            control.model.answerPresence(approved: true)
+            let reset = control.exchange(TestAPDU.nfcctapGetResponse)
+            #expect(reset.sw == 0x9000 && reset.data == [CTAPStatus.ok.rawValue], "the control resets once the person agrees")
         case .pinUvAuthToken:
             try row.card.select()
             #expect(try row.card.makeCredential(userId: [9], token: row.evidence).status == .pinAuthInvalid)

@@ -41,6 +41,24 @@ struct ProfileAndAttestationMaterialTests {
         try checkFIDOAttestationCertificate(identity.certificate, aaguid: try aaguidBytes(profile.aaguid))
     }
 
+    @Test("an issued batch or enterprise certificate reads no clock: dated from the root's start; seeded, the same bytes every time",
+          arguments: [CardProfile.reference, .arculusFIDO21])
+    func issuedCertificatesAreDeterministic(profile: CardProfile) throws {
+        var profile = profile
+        profile.aaguid = "00112233-4455-6677-8899-aabbccddeeff"
+        let seed = CardEntropy.seeded(Array("issued certificates".utf8))
+        let one = try AttestationIdentity.emulator(for: profile, entropy: seed)
+        #expect(one.certificate == (try AttestationIdentity.emulator(for: profile, entropy: seed)).certificate)
+        #expect(one.certificate.notBefore == one.rootCertificate.notBefore)
+        #expect(one.certificate.notAfter == one.rootCertificate.notBefore.addingTimeInterval(20 * 365 * 86_400))
+        #expect(one.certificate.isSigned(by: try one.rootCertificate.publicKey))
+        let unseeded = try AttestationIdentity.emulator(for: profile)
+        #expect(unseeded.certificate != (try AttestationIdentity.emulator(for: profile)).certificate, "a random signature")
+        let enterprise = try AttestationIdentity.enterprise(for: profile, entropy: seed)
+        #expect(enterprise.certificate == (try AttestationIdentity.enterprise(for: profile, entropy: seed)).certificate)
+        #expect(enterprise.certificate.notBefore == enterprise.rootCertificate.notBefore)
+    }
+
     @Test("a profile with another AAGUID gets a batch certificate for that AAGUID under the emulator root")
     func emulatorIdentityForOtherAAGUID() throws {
         var profile = CardProfile.arculusFIDO21

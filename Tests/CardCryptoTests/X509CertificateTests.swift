@@ -41,6 +41,34 @@ struct X509CertificateTests {
         return Chain(caKey: caKey, leafKey: leafKey, ca: ca, leaf: leaf)
     }
 
+    @Test("deterministic: the same inputs give the same certificate byte for byte, signed by the issuer; random ones differ")
+    func deterministic() throws {
+        let caKey = try P256PrivateKey(rawScalar: Array(repeating: 0x11, count: 32))
+        let leafKey = try P256PrivateKey(rawScalar: Array(repeating: 0x22, count: 32))
+        func make(_ deterministic: Bool) throws -> X509Certificate {
+            try X509Certificate.make(
+                subject: Self.leafName, issuer: Self.caName, serialNumber: [0x05],
+                notBefore: Date(timeIntervalSince1970: 1_700_000_000), notAfter: Date(timeIntervalSince1970: 2_600_000_000),
+                subjectPublicKey: leafKey.publicKey, issuerPrivateKey: caKey, isCA: false, deterministic: deterministic)
+        }
+        let one = try make(true)
+        let two = try make(true)
+        #expect(one.der == two.der)
+        #expect(one.isSigned(by: caKey.publicKey))
+        #expect(try make(false).der != (try make(false)).der, "OpenSSL's randomised nonce")
+        #expect(try make(false).isSigned(by: caKey.publicKey))
+        // Only the signature differs from a randomly signed one: the same TBS.
+        let random = try make(false)
+        #expect(Array(random.der.dropFirst(4).prefix(300)) == Array(one.der.dropFirst(4).prefix(300)))
+    }
+
+    @Test("validity dates read back as they were given (whole seconds, UTCTime and GeneralizedTime)")
+    func validity() throws {
+        let chain = try Self.makeChain()
+        #expect(chain.leaf.notBefore == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(chain.leaf.notAfter == Date(timeIntervalSince1970: 2_600_000_000))
+    }
+
     @Test("Self-signed CA: v3, CA:TRUE critical, key usage, key identifier, self-signature")
     func caCertificate() throws {
         let chain = try Self.makeChain()

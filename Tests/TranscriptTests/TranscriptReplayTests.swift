@@ -42,6 +42,17 @@ struct TranscriptReplayTests {
         #expect(result.summary == "\(transcript.exchanges.count) exchanges replayed, all matched (byte-exact)")
     }
 
+    @Test("a seeded makeCredential and getAssertions, recorded on each built-in profile, replay byte for byte (the attestation certificate included)",
+          arguments: CardProfile.builtIn)
+    func seededOnEveryProfile(profile: CardProfile) throws {
+        let transcript = try Self.registerAndAuthenticate(card: try VirtualCard(profile: profile, entropy: .seeded(testSeed)))
+        #expect(transcript.header("profile") == profile.name)
+        let result = try TranscriptReplay(transcript: transcript).run()
+        #expect(result.mode == .exact)
+        #expect(result.passed, "\(result.summary)")
+        #expect(result.exchangesReplayed == transcript.exchanges.count)
+    }
+
     @Test("an unseeded recording replays structurally: IDs substituted, signatures and counters checked",
           arguments: [TestHost.Style.pythonFIDO2, .libfido2])
     func structuralRoundTrip(style: TestHost.Style) throws {

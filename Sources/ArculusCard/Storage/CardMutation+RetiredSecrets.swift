@@ -12,7 +12,7 @@ extension CardMutation {
         switch self {
         case .reset, .removeCredential:
             true
-        case .setPIN:
+        case .setPIN, .clearPIN:
             state.pinHash != nil
         case .setPINRetries, .setSignatureCounter, .addCredential, .updateUser, .setPINPolicy, .setAlwaysUv,
              .enableEnterpriseAttestation, .setLargeBlobArray, .setPersistentToken:

@@ -163,6 +163,8 @@ extension CardMutation {
         switch self {
         case .setPIN(let hash, let codePoints):
             return ["pin", .bytes(hash), .int(codePoints)]
+        case .clearPIN:
+            return ["clearPIN"]
         case .setPINRetries(let retries):
             return ["retries", .int(retries)]
         case .setSignatureCounter(let counter):
@@ -197,6 +199,9 @@ extension CardMutation {
         case ("pin", 3):
             guard let hash = fields[1].bytesValue, hash.count == 16, let codePoints = fields[2].intValue else { break }
             self = .setPIN(hash: hash, codePoints: codePoints)
+            return
+        case ("clearPIN", 1):
+            self = .clearPIN
             return
         case ("retries", 2):
             guard let retries = fields[1].intValue, (0...CardState.maximumPINRetries).contains(retries) else { break }

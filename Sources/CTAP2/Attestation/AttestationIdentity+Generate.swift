@@ -32,13 +32,15 @@ extension AttestationIdentity {
         }
     }
 
-    /// A new root CA (20 years) and batch key, and a batch certificate for each profile's AAGUID.
-    public static func generateMaterial(for profiles: [CardProfile]) throws -> Material {
+    /// A new root CA and batch key, and a batch certificate for each profile's AAGUID. Everything
+    /// is valid from a day before `issuedAt` (the caller's clock: the command line passes now),
+    /// the root for 25 years, the batch certificates for 20.
+    public static func generateMaterial(for profiles: [CardProfile], issuedAt: Date) throws -> Material {
         let rootKey = try P256PrivateKey()
-        let now = Date()
+        let start = issuedAt.addingTimeInterval(-86_400)
         let root = try X509Certificate.make(
             subject: rootSubject, issuer: rootSubject, serialNumber: [0x01],
-            notBefore: now.addingTimeInterval(-86_400), notAfter: now.addingTimeInterval(25 * 365 * 86_400),
+            notBefore: start, notAfter: start.addingTimeInterval(25 * 365 * 86_400),
             subjectPublicKey: rootKey.publicKey, issuerPrivateKey: rootKey, isCA: true)
         let batchKey = try P256PrivateKey()
         var batches: [String] = []

@@ -28,8 +28,11 @@ public struct AttestationIdentity: Sendable {
     public static let aaguidExtensionOID = "1.3.6.1.4.1.45724.1.1.4"
 
     /// The committed batch identity for `profile`'s AAGUID, or for another AAGUID a batch
-    /// certificate issued now by the emulator root with the committed batch key.
-    public static func emulator(for profile: CardProfile) throws -> AttestationIdentity {
+    /// certificate issued by the emulator root with the committed batch key. Such a certificate
+    /// reads no clock: it is valid from the root's own start, as the committed ones are, and its
+    /// signature follows `entropy` — RFC 6979's nonce for a seeded card, so that its every byte
+    /// is the same on every run, a random one otherwise.
+    public static func emulator(for profile: CardProfile, entropy: CardEntropy = .system) throws -> AttestationIdentity {
         let aaguid = try profile.aaguidBytes
         let root = try X509Certificate(pem: EmulatorAttestationMaterial.rootCertificatePEM)
         let batchKey = try P256PrivateKey(pemPKCS8: EmulatorAttestationMaterial.batchPrivateKeyPEM)
@@ -40,8 +43,8 @@ public struct AttestationIdentity: Sendable {
             }
         }
         let rootKey = try P256PrivateKey(pemPKCS8: EmulatorAttestationMaterial.rootPrivateKeyPEM)
-        let certificate = try issueBatchCertificate(aaguid: aaguid, model: profile.description,
-                                                    batchKey: batchKey, root: root, rootKey: rootKey)
+        let certificate = try issueBatchCertificate(aaguid: aaguid, model: profile.description, batchKey: batchKey,
+                                                    root: root, rootKey: rootKey, deterministic: entropy != .system)
         return AttestationIdentity(certificate: certificate, privateKey: batchKey, rootCertificate: root)
     }
 
@@ -58,26 +61,35 @@ public struct AttestationIdentity: Sendable {
         String((description.components(separatedBy: "; ").first ?? description).prefix(64))
     }
 
-    /// Issues a FIDO batch certificate for `aaguid` under the emulator root.
+    /// Issues a FIDO batch certificate for `aaguid` under `root`, valid from the root's start
+    /// (``issueLeaf(unit:model:extraSubject:serialNumber:aaguid:key:root:rootKey:deterministic:)``).
     public static func issueBatchCertificate(aaguid: [UInt8], model: String, batchKey: P256PrivateKey,
-                                             root: X509Certificate, rootKey: P256PrivateKey) throws -> X509Certificate {
+                                             root: X509Certificate, rootKey: P256PrivateKey,
+                                             deterministic: Bool = false) throws -> X509Certificate {
         try issueLeaf(unit: "Authenticator Attestation", model: model, extraSubject: [],
                       serialNumber: [0x01] + Array(SHA256.hash(aaguid).prefix(15)), aaguid: aaguid,
-                      key: batchKey.publicKey, rootKey: rootKey)
+                      key: batchKey.publicKey, root: root, rootKey: rootKey, deterministic: deterministic)
     }
 
-    /// A leaf certificate under the emulator root, valid from yesterday for 20 years, with the
-    /// FIDO subject (OU `unit`, CN the model) and the AAGUID extension.
+    /// How long a leaf certificate is valid: 20 years (within its root's validity).
+    static let leafValidity: TimeInterval = 20 * 365 * 86_400
+
+    /// A leaf certificate under `root`, with the FIDO subject (OU `unit`, CN the model) and the
+    /// AAGUID extension. Its dates are the root's: valid from the root's start for 20 years (or
+    /// to the root's end, if sooner), so issuing one reads no clock; `deterministic` signs with
+    /// RFC 6979's nonce, so the same inputs give the same certificate.
     static func issueLeaf(unit: String, model: String, extraSubject: [(String, String)], serialNumber: [UInt8],
-                          aaguid: [UInt8], key: P256PublicKey, rootKey: P256PrivateKey) throws -> X509Certificate {
-        let now = Date()
+                          aaguid: [UInt8], key: P256PublicKey, root: X509Certificate, rootKey: P256PrivateKey,
+                          deterministic: Bool) throws -> X509Certificate {
+        let start = root.notBefore
         return try X509Certificate.make(
             subject: [("C", "US"), ("O", "Arculus Card Emulator (not a vendor CA)"),
                       ("OU", unit), ("CN", commonName(model))] + extraSubject,
             issuer: rootSubject, serialNumber: serialNumber,
-            notBefore: now.addingTimeInterval(-86_400), notAfter: now.addingTimeInterval(20 * 365 * 86_400),
+            notBefore: start, notAfter: min(root.notAfter, start.addingTimeInterval(leafValidity)),
             subjectPublicKey: key, issuerPrivateKey: rootKey, isCA: false,
-            extraExtensions: [X509Extension(oid: aaguidExtensionOID, critical: false, derValue: [0x04, 0x10] + aaguid)])
+            extraExtensions: [X509Extension(oid: aaguidExtensionOID, critical: false, derValue: [0x04, 0x10] + aaguid)],
+            deterministic: deterministic)
     }
 }
 
@@ -87,8 +99,9 @@ extension AttestationIdentity {
     /// every run and survives a reset, as a device-bound key on a real card does — and a
     /// certificate issued by the emulator root whose subject says "Enterprise Attestation" and
     /// whose serial number identifies the device (the uniquely identifying information an
-    /// enterprise attestation may carry).
-    public static func enterprise(for profile: CardProfile) throws -> AttestationIdentity {
+    /// enterprise attestation may carry). Its certificate is issued as a batch certificate is
+    /// (``emulator(for:entropy:)``): the root's dates, a signature as `entropy` says.
+    public static func enterprise(for profile: CardProfile, entropy: CardEntropy = .system) throws -> AttestationIdentity {
         let aaguid = try profile.aaguidBytes
         let root = try X509Certificate(pem: EmulatorAttestationMaterial.rootCertificatePEM)
         let rootKey = try P256PrivateKey(pemPKCS8: EmulatorAttestationMaterial.rootPrivateKeyPEM)
@@ -100,7 +113,8 @@ extension AttestationIdentity {
         let certificate = try issueLeaf(
             unit: "Enterprise Attestation", model: profile.description,
             extraSubject: [("serialNumber", Hex.string(seed.prefix(8), uppercase: false))],
-            serialNumber: [0x02] + Array(seed.suffix(15)), aaguid: aaguid, key: key.publicKey, rootKey: rootKey)
+            serialNumber: [0x02] + Array(seed.suffix(15)), aaguid: aaguid, key: key.publicKey, root: root, rootKey: rootKey,
+            deterministic: entropy != .system)
         return AttestationIdentity(certificate: certificate, privateKey: key, rootCertificate: root)
     }
 }

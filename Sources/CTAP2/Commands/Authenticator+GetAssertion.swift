@@ -84,7 +84,7 @@ extension Authenticator {
         }
 
         if userPresent {
-            guard isUserPresent() else { throw .operationDenied }
+            guard try isUserPresent(rpId: rpId) else { throw .operationDenied }
             // Only an assertion with user presence uses up the token in use (CTAP 2.1 §6.2.2 step
             // 9.4), with or without a pinUvAuthParam; platforms pre-flight allow lists with up=false.
             consumeToken()

@@ -62,7 +62,7 @@ extension Authenticator {
         for descriptor in request.excludeList where descriptor.type == "public-key" {
             guard let existing = credential(id: descriptor.id, rpIdHash: rpIdHash) else { continue }
             if existing.credProtect == 3 && !userVerified { continue }
-            _ = personIsPresent()
+            _ = try personIsPresent(rpId: rpId)
             throw .credentialExcluded
         }
 
@@ -76,7 +76,7 @@ extension Authenticator {
 
         // Step 14: user presence; then the token in use is used up, whether or not this request
         // carried it (step 14.4: no-ops without a token in use).
-        guard isUserPresent() else { throw .operationDenied }
+        guard try isUserPresent(rpId: rpId) else { throw .operationDenied }
         consumeToken()
 
         var replaced: ResidentCredential?

@@ -20,7 +20,7 @@ extension Authenticator {
         if let window = resetWindow, session.poweredOnAt.duration(to: now) > window {
             throw .notAllowed
         }
-        guard isUserPresent() else { throw .operationDenied }
+        guard try isUserPresent() else { throw .operationDenied }
         changes.append(.reset(masterSecret: random.bytes(32)))
         session = AuthenticatorSession(at: session.poweredOnAt, protocols: profile.pinUvAuthProtocols, random: &random)
     }

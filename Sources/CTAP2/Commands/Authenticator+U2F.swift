@@ -18,6 +18,9 @@ public struct U2FCommandOutcome: Sendable {
     var signatureCounter: UInt32? = nil
     /// What the environment's armed faults did in the operation, in order (``ArmedFaults``).
     public var faultActs: [FaultAct] = []
+    /// The operation stopped at its test of user presence, undecided in the environment: what it
+    /// asks (see ``CommandOutcome/awaitsPresence``); run it again with the answer.
+    public var awaitsPresence: PresencePrompt?
 }
 
 extension Authenticator {
@@ -28,17 +31,39 @@ extension Authenticator {
     public mutating func u2fRegister(challenge: [UInt8], application: [UInt8],
                                      in environment: CommandEnvironment) -> U2FCommandOutcome {
         precondition(isPowered, Self.unpoweredCommand)
-        running = (.u2fRegister, environment)
-        defer { running = nil }
-        var outcome = register(challenge: challenge, application: application)
+        return runU2F(.u2fRegister, in: environment) { $0.register(challenge: challenge, application: application) }
+    }
+
+    /// Runs a U2F operation in `environment`: its outcome with what the armed faults did, or, when
+    /// it stopped at an undecided test of user presence, only what it asks (nothing of it kept).
+    private mutating func runU2F(_ command: CardCommand, in environment: CommandEnvironment,
+                                 _ body: (inout Authenticator) -> U2FCommandOutcome) -> U2FCommandOutcome {
+        let before = (session: session, random: random)
+        running = (command, environment)
+        defer {
+            running = nil
+            counterInUse = nil
+            presenceAsked = nil
+        }
+        var outcome = body(&self)
+        if let prompt = presenceAsked {
+            (session, random) = before
+            return U2FCommandOutcome(result: .conditionsNotSatisfied, changes: [], awaitsPresence: prompt)
+        }
         outcome.faultActs = takeFaultActs()
         return outcome
+    }
+
+    /// The U2F test of user presence: whether the person is there (an undecided answer is noted
+    /// in ``presenceAsked`` and counts as absent here).
+    private mutating func u2fUserPresent() -> Bool {
+        (try? isUserPresent()) ?? false
     }
 
     private mutating func register(challenge: [UInt8], application: [UInt8]) -> U2FCommandOutcome {
         let refused = { (result: U2FResult) in U2FCommandOutcome(result: result, changes: []) }
         guard u2fEnabled, challenge.count == 32, application.count == 32 else { return refused(.wrongData) }
-        guard isUserPresent() else { return refused(.conditionsNotSatisfied) }
+        guard u2fUserPresent() else { return refused(.conditionsNotSatisfied) }
         let key = random.p256Key()
         let contents = CredentialWrapper.Contents(key: .p256Scalar(key.rawScalar), discoverable: false,
                                                   hmacSecret: false, credProtect: 1)
@@ -60,14 +85,9 @@ extension Authenticator {
     public mutating func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8],
                                          in environment: CommandEnvironment) -> U2FCommandOutcome {
         precondition(isPowered, Self.unpoweredCommand)
-        running = (.u2fAuthenticate, environment)
-        defer {
-            running = nil
-            counterInUse = nil
+        return runU2F(.u2fAuthenticate, in: environment) {
+            $0.authenticate(control: control, challenge: challenge, application: application, keyHandle: keyHandle)
         }
-        var outcome = authenticate(control: control, challenge: challenge, application: application, keyHandle: keyHandle)
-        outcome.faultActs = takeFaultActs()
-        return outcome
     }
 
     private mutating func authenticate(control: UInt8, challenge: [UInt8], application: [UInt8],
@@ -83,7 +103,7 @@ extension Authenticator {
         case .checkOnly:
             return refused(.conditionsNotSatisfied)
         case .enforceUserPresenceAndSign:
-            guard isUserPresent() else { return refused(.conditionsNotSatisfied) }
+            guard u2fUserPresent() else { return refused(.conditionsNotSatisfied) }
         case .dontEnforceUserPresenceAndSign:
             break
         case nil:

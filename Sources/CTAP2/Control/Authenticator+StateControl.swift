@@ -19,6 +19,11 @@ extension Authenticator {
         return [.setPIN(hash: accepted.hash, codePoints: accepted.codePoints)]
     }
 
+    /// The change that removes the PIN, its retries back to the maximum (nothing when no PIN is set).
+    public func changesClearingPIN() -> [CardMutation] {
+        state.isPINSet || state.pinRetries != CardState.maximumPINRetries ? [.clearPIN] : []
+    }
+
     /// Forgets the PIN token and the wrong-PIN streak, as a new PIN does.
     public mutating func forgetPINSession() {
         session.token.stopUsing()

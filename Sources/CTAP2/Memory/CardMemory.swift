@@ -52,7 +52,7 @@ public struct CardMemory: Sendable {
             rebuildIndex()
         case .setSignatureCounter(let ceiling):
             signatureCounter = min(signatureCounter, ceiling)
-        case .setPIN, .setPINRetries, .updateUser, .setPINPolicy, .setAlwaysUv, .enableEnterpriseAttestation,
+        case .setPIN, .clearPIN, .setPINRetries, .updateUser, .setPINPolicy, .setAlwaysUv, .enableEnterpriseAttestation,
              .setLargeBlobArray, .setPersistentToken:
             break
         }

@@ -5,6 +5,9 @@ public enum CardMutation: Sendable, Equatable {
     /// A new PIN: its hash and length; the retry counter goes back to its maximum, forcePINChange
     /// is cleared and the persistent pinUvAuthToken is forgotten.
     case setPIN(hash: [UInt8], codePoints: Int)
+    /// The PIN removed (a test double's state control; no CTAP command does this): the retry
+    /// counter back to its maximum, forcePINChange cleared, the persistent pinUvAuthToken forgotten.
+    case clearPIN
     /// The PIN retry counter.
     case setPINRetries(Int)
     /// The global signature counter (made durable: the highest value that may be handed out).
@@ -47,6 +50,12 @@ extension CardState {
         case .setPIN(let hash, let codePoints):
             pinHash = hash
             pinCodePoints = codePoints
+            pinRetries = Self.maximumPINRetries
+            forcePINChange = false
+            persistentToken = nil
+        case .clearPIN:
+            pinHash = nil
+            pinCodePoints = 0
             pinRetries = Self.maximumPINRetries
             forcePINChange = false
             persistentToken = nil

@@ -14,6 +14,10 @@ public struct CommandOutcome {
     public var ran = true
     /// What the environment's armed faults did in the command, in order (``ArmedFaults``).
     public var faultActs: [FaultAct] = []
+    /// The command stopped at its test of user presence, whose answer the environment left
+    /// undecided: this is what it asks. Nothing else of it counts (no answer, no changes, no
+    /// fault acts); run it again with the person's answer.
+    public var awaitsPresence: PresencePrompt?
     /// The signature counter value the command handed out (within what is durable, or within
     /// ``changes``), recorded when it finishes.
     var signatureCounter: UInt32?

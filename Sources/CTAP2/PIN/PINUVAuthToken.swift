@@ -86,7 +86,7 @@ extension Authenticator {
     /// The zero-length pinUvAuthParam probe platforms send to make the user pick a card
     /// (CTAP 2.1 §6.1.2 step 1, §6.2.2 step 1).
     mutating func answerPINProbe() throws(CTAPStatus) -> Never {
-        guard personIsPresent() else { throw .operationDenied }
+        guard try personIsPresent() else { throw .operationDenied }
         throw memory.state.isPINSet ? .pinInvalid : .pinNotSet
     }
 

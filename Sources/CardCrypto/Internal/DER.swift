@@ -25,6 +25,11 @@ enum DER {
         return [0x02] + length(value.count) + value
     }
 
+    /// A BIT STRING holding `bytes` whole (no unused bits).
+    static func bitString(_ bytes: [UInt8]) -> [UInt8] {
+        [0x03] + length(bytes.count + 1) + [0x00] + bytes
+    }
+
     /// A SEQUENCE of the already-encoded `elements`.
     static func sequence(_ elements: [[UInt8]]) -> [UInt8] {
         let body = elements.flatMap { $0 }
@@ -78,6 +83,14 @@ enum DER {
             guard end - cursor >= count else { return nil }
             offset = cursor + count
             return Reader(bytes, offset: cursor, end: cursor + count)
+        }
+
+        /// Reads the next element, whatever its tag, and returns it whole (tag, length and contents).
+        mutating func anyElement() -> [UInt8]? {
+            guard offset < end else { return nil }
+            let start = offset
+            guard let contents = element(tag: bytes[offset]) else { return nil }
+            return Array(bytes[start..<contents.end])
         }
 
         /// Reads a non-negative INTEGER and returns its magnitude without the sign byte

@@ -65,14 +65,16 @@ struct APDUFaultTests {
 
     @Test("a delay on getAssertion: it answers that much later, as it would have; getInfo is as fast as before")
     func delay() throws {
-        let card = try VirtualCard()
+        let clock = ManualCardClock()
+        let card = try VirtualCard(clock: clock.read)
+        card.use(clock)
         try card.injectFault(.delay(.milliseconds(120)), on: .ctap(.getAssertion))
-        let clock = ContinuousClock()
-        var answer: CTAPResponse?
-        let slow = clock.measure { answer = card.send(.getAssertion, ControlAPDU.getAssertion()) }
-        #expect(answer?.status == .noCredentials)
-        #expect(slow >= .milliseconds(120))
-        #expect(clock.measure { _ = card.send(.getInfo) } < .milliseconds(100))
+        let start = clock.now
+        #expect(card.send(.getAssertion, ControlAPDU.getAssertion()).status == .noCredentials)
+        #expect(start.duration(to: clock.now) == .milliseconds(120))
+        #expect(clock.waits == [.milliseconds(120)])
+        _ = card.send(.getInfo)
+        #expect(clock.waits == [.milliseconds(120)], "getInfo waits for nothing")
         #expect(card.faultLog.map(\.description) == ["fault injected: authenticatorGetAssertion: answered 0.12 seconds later (fault #1)"])
     }
 }

@@ -83,6 +83,7 @@ final class BridgedCard {
                             options: .init(retryInterval: .milliseconds(50)))
         let bridge = bridge
         card.control.onLeaveField = { bridge.removeAndTap(after: $0) }
+        card.waiter = bridge.cardWaiter
         bridge.start()
     }
 
@@ -123,6 +124,54 @@ struct BridgeControlTests {
         let connection = try #require(bridged.driver.accept(within: .seconds(5)))
         defer { close(connection) }
         #expect(try bridged.onBridge { handle.card.isInField })
+    }
+
+    @Test("while the card waits out an hour-long delay, control work still runs on the bridge thread, and a stop ends the wait at once")
+    func stopDuringDelay() throws {
+        let bridged = try BridgedCard()
+        let handle = CardHandle(card: bridged.card)
+        try bridged.card.injectFault(.delay(.seconds(3600)), on: .select)
+        let connection = try #require(bridged.driver.accept(within: .seconds(5)))
+        defer { close(connection) }
+        bridged.driver.send(connection, [0x01])
+        bridged.driver.send(connection, ControlAPDU.select)
+        usleep(100_000)
+        let clock = ContinuousClock()
+        var counter: UInt32 = 0
+        let controlTime = try clock.measure {
+            counter = try bridged.onBridge { () -> UInt32 in
+                try? handle.card.setSignatureCounter(7)
+                return handle.card.pinState.signatureCounter
+            }
+        }
+        #expect(counter == 7)
+        #expect(controlTime < .seconds(1), "a control request is not held up by the card's wait")
+        let stopTime = clock.measure {
+            bridged.bridge.stop()
+            bridged.bridge.wait()
+        }
+        #expect(stopTime < .seconds(1))
+        #expect(bridged.driver.receive(connection) == Array("FIDO_2_0".utf8) + [0x90, 0x00],
+                "the answer the card had, sent at once")
+    }
+
+    @Test("a tap while the card waits out a delay: the wait ends, the card leaves the reader and comes back")
+    func tapDuringDelay() throws {
+        let bridged = try BridgedCard()
+        try bridged.card.injectFault(.delay(.seconds(3600)), on: .select, once: true)
+        let first = try #require(bridged.driver.accept(within: .seconds(5)))
+        defer { close(first) }
+        bridged.driver.send(first, [0x01])
+        bridged.driver.send(first, ControlAPDU.select)
+        usleep(100_000)
+        bridged.bridge.removeAndTap(after: .milliseconds(100))
+        #expect(bridged.driver.receive(first) == Array("FIDO_2_0".utf8) + [0x90, 0x00])
+        #expect(bridged.driver.receive(first) == nil, "then the connection ended")
+        let second = try #require(bridged.driver.accept(within: .seconds(5)))
+        defer { close(second) }
+        bridged.driver.send(second, [0x01])
+        bridged.driver.send(second, ControlAPDU.select)
+        #expect(bridged.driver.receive(second) == Array("FIDO_2_0".utf8) + [0x90, 0x00])
     }
 
     @Test("leaving the field: the bridge drops the connection without answering, then taps again")

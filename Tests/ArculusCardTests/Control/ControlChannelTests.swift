@@ -68,6 +68,47 @@ struct ControlChannelTests {
         #expect(!details.text.contains("privateKey") && !details.text.contains(key.hexString) && !details.text.contains(Base64URL.encode(key)))
     }
 
+    @Test("presence: the mode read and set, the pending prompt shown (in status too) and answered by its ID; a wrong ID refused")
+    func presence() throws {
+        let clock = ManualCardClock()
+        let card = try VirtualCard(clock: clock.read)
+        card.use(clock)
+        let handler = ControlChannelHandler(card: card, bridge: nil)
+        #expect(try Self.ok(handler.handle(["op": "presence"])) == ["ok": true, "presence": ["mode": "approve", "pending": nil]])
+        #expect(try Self.ok(handler.handle(["op": "status"]))["presence"] == ["mode": "approve", "pending": nil])
+        #expect(try Self.ok(handler.handle(["op": "presence", "mode": "ask"]))["presence"] == ["mode": "ask", "pending": nil])
+        #expect(card.presenceMode == .ask)
+
+        #expect(card.exchangeWhole(ControlAPDU.select).sw == 0x9000)
+        let request = ControlAPDU.request(.makeCredential, makeCredentialParameters(userId: [1], rk: true))
+        #expect(card.exchangeWhole(ControlAPDU.ctap(request, p1: 0x80)).sw == 0x9100)
+        clock.advance(by: .milliseconds(1500))
+        let pending: JSONValue = ["id": 1, "command": "makeCredential", "rpId": "example.com", "waitingSeconds": 1.5]
+        #expect(try Self.ok(handler.handle(["op": "presence"])) == ["ok": true, "presence": ["mode": "ask", "pending": pending]])
+        #expect(try Self.ok(handler.handle(["op": "status"]))["presence"] == ["mode": "ask", "pending": pending])
+        #expect(handler.handle(["op": "presence.answer", "id": 2, "approve": true])
+                == ["ok": false, "error": "no presence prompt 2 is pending"])
+        #expect(try Self.ok(handler.handle(["op": "presence.answer", "id": 1, "approve": false]))["presence"]
+                == ["mode": "ask", "pending": nil])
+        #expect(card.exchangeWhole(ControlAPDU.pollResult).data == [CTAPStatus.operationDenied.rawValue])
+        #expect(handler.handle(["op": "presence.answer", "id": 1, "approve": true])
+                == ["ok": false, "error": "no presence prompt 1 is pending"], "a stale ID")
+    }
+
+    @Test("pin clear: the PIN removed and the retries back to 8 (then the retries asked for); refused with set")
+    func pinClear() throws {
+        let (handler, card) = try Self.handler()
+        _ = try Self.ok(handler.handle(["op": "pin", "set": "123456", "retries": 2]))
+        let cleared = try Self.ok(handler.handle(["op": "pin", "clear": true]))
+        #expect(cleared["pin"] == ["isSet": false, "retries": 8, "length": 0, "minLength": 4, "blocked": false,
+                                   "blockedUntilPowerCycle": false])
+        #expect(!card.pinState.isSet && card.pinState.retries == 8)
+        #expect(card.send(.clientPIN, [.int(1): 1, .int(2): 1]).status == .pinNotSet, "the card answers as one without a PIN")
+        _ = try Self.ok(handler.handle(["op": "pin", "set": "123456"]))
+        #expect(try Self.ok(handler.handle(["op": "pin", "clear": true, "retries": 5]))["pin"]?["retries"] == 5)
+        #expect(!card.pinState.isSet)
+    }
+
     @Test("credentials.add returns the ID and public key; list and remove use them")
     func credentials() throws {
         let (handler, card) = try Self.handler()
@@ -134,7 +175,11 @@ struct ControlChannelTests {
 
     static let badRequestTable: [(JSONValue, String)] = [
         (["op": "dance"], "bad request: unknown op 'dance'"),
-        (["op": "pin", "sett": "1234"], "bad request: pin has no member sett (it takes retries, set)"),
+        (["op": "pin", "sett": "1234"], "bad request: pin has no member sett (it takes clear, retries, set)"),
+        (["op": "pin", "clear": true, "set": "1234"], "bad request: pin: clear and set go separately"),
+        (["op": "presence", "mode": "maybe"], "bad request: unknown presence mode 'maybe' (known: approve, decline, ask)"),
+        (["op": "presence.answer", "id": 1], "bad request: presence.answer needs id (the prompt's number) and approve (true or false)"),
+        (["op": "presence.answer", "id": 1, "approve": true], "no presence prompt 1 is pending"),
         (["op": "pin", "retries": "3"], "bad request: pin: retries must be a whole number"),
         (["op": "fault.add"], "bad request: fault.add needs fault (an object)"),
         (["op": "fault.add", "fault": ["effect": "explode"]], "bad request: unknown effect 'explode'"),

@@ -32,6 +32,8 @@ struct ControlProtocolTests {
             .removeCredential(id: [0xDE, 0xAD]),
             .pin(set: nil, retries: nil), .pin(set: "123456", retries: 3), .counter(set: nil), .counter(set: .max),
             .timing(nil), .timing(.realistic), .timing(.off),
+            .clearPIN(retries: nil), .clearPIN(retries: 2), .presence(mode: nil), .presence(mode: .ask), .presence(mode: .decline),
+            .answerPresence(id: 3, approve: false), .answerPresence(id: 1, approve: true),
         ]
     }
 

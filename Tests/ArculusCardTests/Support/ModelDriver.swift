@@ -24,18 +24,26 @@ struct ModelDriver: CardDriver {
     /// A blank card of `profile`, powered at `now`.
     init(profile: CardProfile = .default, entropy: CardEntropy = .system, frontOptions: CardFront.Options = .init(),
          now: CardInstant = .origin) throws {
-        let authenticator = try Authenticator(profile: profile, state: nil, attestation: try AttestationIdentity.emulator(for: profile),
+        let authenticator = try Authenticator(profile: profile, state: nil, attestation: try AttestationIdentity.emulator(for: profile, entropy: entropy),
                                               entropy: entropy, now: now)
         model = CardModel(authenticator: authenticator, frontOptions: frontOptions)
         self.now = now
     }
 
+    /// When set, the person is asked (the command's presence is undecided) and never answers
+    /// by itself: a host that polls is answered `9100` UPNEEDED until `model.answerPresence`.
+    var asksPresence = false
+
     mutating func transmit(_ apdu: [UInt8]) -> [UInt8] {
-        var action = model.receive(apdu, in: CommandEnvironment(now: now))
+        var action = model.receive(apdu, in: CommandEnvironment(now: now, presence: asksPresence ? .undecided : .present))
         while true {
             switch action {
             case .silent: return []
             case .persist: action = model.finishWrite(succeeded: true)
+            case .awaitPresence(_, _, let mayDefer):
+                // Unless it asks, the person is there (as VirtualCard's default): yes at once.
+                if !asksPresence || !mayDefer { model.answerPresence(approved: true) }
+                action = model.continueAfterPresence(in: CommandEnvironment(now: now))
             case .respond(let response, _, _, _): return response
             }
         }

@@ -26,13 +26,21 @@ final class AuthenticatorUnderTest {
     var profile: CardProfile { authenticator.profile }
     var attestation: AttestationIdentity { authenticator.attestation }
 
-    private var environment: CommandEnvironment {
-        CommandEnvironment(now: .seconds(clock()), userPresence: userPresence)
+    /// The time, and the person's answer: undecided, so that a command that tests presence stops
+    /// and the driver asks ``userPresence`` (once, when the command asks) and runs it again.
+    private func environment(_ presence: UserPresence = .undecided) -> CommandEnvironment {
+        CommandEnvironment(now: .seconds(clock()), presence: presence)
+    }
+
+    /// The person's answer, asked now.
+    private func asked() -> CommandEnvironment {
+        environment(userPresence() ? .present : .declined)
     }
 
     /// One CTAP2 request: status byte + CBOR back.
     func process(_ request: [UInt8]) -> [UInt8] {
-        var outcome = authenticator.process(request, in: environment)
+        var outcome = authenticator.process(request, in: environment())
+        if outcome.awaitsPresence != nil { outcome = authenticator.process(request, in: asked()) }
         while true {
             switch authenticator.finish(outcome, durable: write(outcome.changes)) {
             case .answer(let response): return response
@@ -42,12 +50,21 @@ final class AuthenticatorUnderTest {
     }
 
     func u2fRegister(challenge: [UInt8], application: [UInt8]) -> U2FResult {
-        finish(authenticator.u2fRegister(challenge: challenge, application: application, in: environment))
+        var outcome = authenticator.u2fRegister(challenge: challenge, application: application, in: environment())
+        if outcome.awaitsPresence != nil {
+            outcome = authenticator.u2fRegister(challenge: challenge, application: application, in: asked())
+        }
+        return finish(outcome)
     }
 
     func u2fAuthenticate(control: UInt8, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8]) -> U2FResult {
-        finish(authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
-                                             keyHandle: keyHandle, in: environment))
+        var outcome = authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
+                                                    keyHandle: keyHandle, in: environment())
+        if outcome.awaitsPresence != nil {
+            outcome = authenticator.u2fAuthenticate(control: control, challenge: challenge, application: application,
+                                                    keyHandle: keyHandle, in: asked())
+        }
+        return finish(outcome)
     }
 
     func powerOn() { authenticator.powerOn(at: .seconds(clock())) }

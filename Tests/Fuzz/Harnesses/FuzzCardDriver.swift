@@ -100,8 +100,7 @@ struct FuzzCard {
     }
 
     private var environment: CommandEnvironment {
-        let consents = userConsents
-        return CommandEnvironment(now: now, userPresence: { consents })
+        CommandEnvironment(now: now, presence: userConsents ? .present : .declined)
     }
 
     /// Carries out the model's actions until it answers: the storage boundary, in memory.
@@ -127,6 +126,9 @@ struct FuzzCard {
                     failed = command
                 }
                 action = model.finishWrite(succeeded: succeeds)
+            case .awaitPresence(let prompt, _, _):
+                fuzzCheck(false, "the card asked for presence (\(prompt.command)), though the answer came with the command")
+                return Exchange(response: [], failedWrite: failed)
             case .respond(let response, _, _, _):
                 if wrote { checkMemory() }
                 return Exchange(response: response, failedWrite: failed)

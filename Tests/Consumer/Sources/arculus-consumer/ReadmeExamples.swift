@@ -93,6 +93,15 @@ func timing(_ checks: Checks) throws {
     card.timing = .realistic                // ~110 ms per signature, ~200 ms per key generation, ~55 ms PIN, ~4 ms per APDU
     // README end
     checks.expect(card.timing.signature == .milliseconds(110) && card.timing.apdu == .milliseconds(4), "realistic timing")
+    // README: Reader and timing, waits
+    let clock = ManualCardClock()
+    let timed = try VirtualCard(clock: clock.read)
+    timed.use(clock)                        // reads the time there and waits there
+    timed.timing = .realistic
+    _ = timed.send(.getInfo)
+    let waited = clock.waited               // how long the card made its host wait
+    // README end
+    checks.expect(waited == .zero && clock.waits.isEmpty, "getInfo takes no simulated time")
 }
 
 /// "Reader and timing" (Docs/TestDouble.md): the card on the test's clock.
