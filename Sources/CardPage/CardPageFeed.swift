@@ -1,4 +1,5 @@
 import Synchronization
+import POSIXSupport
 import VirtualReader
 
 /// What one served card tells the card page, from the card's own thread: its reader events, for
