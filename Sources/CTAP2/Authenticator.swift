@@ -227,8 +227,10 @@ public struct Authenticator {
         }
     }
 
+    /// A command that takes no parameters: bytes after it are INVALID_LENGTH, or ignored on a
+    /// card with behaviour.parametersToNone `ignore`.
     private func requireEmpty(_ body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        guard body.isEmpty else { throw .invalidLength }
+        guard body.isEmpty || profile.behaviour.parametersToNone == .ignore else { throw .invalidLength }
     }
 
     // MARK: - The signature counter

@@ -55,6 +55,10 @@ public struct CardFront: Sendable {
     /// Whether the FIDO applet is currently selected.
     public var isAppletSelected: Bool { state.isSelected }
 
+    /// Whether the command ``receive(_:)`` handed out last, awaiting ``complete(_:)``, arrived
+    /// as a command chain (ISO/IEC 7816-4 §5.3.3) rather than in one APDU.
+    public var awaitedCommandWasChained: Bool { state.awaiting?.chained ?? false }
+
     /// The applet deselects itself (a card that needs a SELECT after authenticatorReset): every
     /// FIDO command answers `word` until the next SELECT.
     public mutating func deselect(answering word: StatusWord) {
@@ -115,8 +119,10 @@ public struct CardFront: Sendable {
             if chain.overflowed {
                 return .answer(requestTooLarge(chain.instruction))
             }
-            return execute(chain.instruction, p1: chain.p1, p2: chain.p2, data: chain.data,
-                           responseLimit: command.responseLimit, pendingResponse: pendingResponse, pendingCTAP: pendingCTAP)
+            let step = execute(chain.instruction, p1: chain.p1, p2: chain.p2, data: chain.data,
+                               responseLimit: command.responseLimit, pendingResponse: pendingResponse, pendingCTAP: pendingCTAP)
+            state.awaiting?.chained = true
+            return step
         }
         return receiveWhole(command, pendingResponse: pendingResponse, pendingCTAP: pendingCTAP)
     }
@@ -311,10 +317,11 @@ public struct CardFront: Sendable {
         case (.ctap(let request, true), .deferred(let polls)), (.ctapPoll(let request), .deferred(let polls)):
             state.pendingCTAP = PendingCTAPRequest(request: request, busyPollsRemaining: polls)
             return Self.stillProcessing
-        case (.ctap, .ctap(let response)), (.ctapPoll, .ctap(let response)):
+        case (.ctap(let request, _), .ctap(let response)), (.ctapPoll(let request), .ctap(let response)):
             // Every CTAP response starts with a status byte; an empty one is an applet fault.
             guard !response.isEmpty else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
-            return respond(response, limit: limit)
+            let chunk = request.first == CTAPCommand.getInfo.rawValue ? nil : behaviour.commandResponseChunk
+            return respond(response, limit: limit, chunk: chunk)
         case (.u2fRegister, .u2f(let outcome)), (.u2fAuthenticate, .u2f(let outcome)):
             switch outcome {
             case .success(let data): return respond(data, limit: limit)
@@ -345,8 +352,9 @@ public struct CardFront: Sendable {
     /// Response chaining (ISO 7816-4 §5.3.4): send at most `limit` bytes (a short APDU's at most
     /// the card's chunk); the rest waits for GET RESPONSE behind `61xx`. `continuing`: the
     /// answer to GET RESPONSE, which honours Le even on a card that exceeds it otherwise.
-    private mutating func respond(_ data: [UInt8], limit responseLimit: Int, continuing: Bool = false) -> ResponseAPDU {
-        let limit = behaviour.limit(responseLimit, continuing: continuing)
+    private mutating func respond(_ data: [UInt8], limit responseLimit: Int, continuing: Bool = false,
+                                  chunk: Int? = nil) -> ResponseAPDU {
+        let limit = behaviour.limit(responseLimit, continuing: continuing, chunk: chunk)
         guard data.count > limit else { return ResponseAPDU(data: data, statusWord: .success) }
         let rest = Array(data[limit...])
         state.pendingResponse = rest

@@ -38,12 +38,24 @@ extension SwitchLearner {
         },
         SwitchLearner("behaviour.responseChunk", ["iso.getinfo-case-3", "write.largeBlobs.get-first-part"]) { evidence in
             // The first part of an answer longer than one short response: how much it carries.
-            for id in ["iso.getinfo-case-3", "write.largeBlobs.get-first-part"] {
-                guard let word = evidence.statusWord(id), word.hasPrefix("61"),
-                      let length = evidence.dataLength(id), (1...256).contains(length) else { continue }
-                return Observation(.number(length), id, "answers \(length) bytes, then \(word)")
+            // getInfo's shows it; else the large-blob read's, unless getInfo came whole with
+            // more bytes than that part (then the read's is commandResponseChunk).
+            if let (length, word) = evidence.firstPart("iso.getinfo-case-3") {
+                return Observation(.number(length), "iso.getinfo-case-3", "answers \(length) bytes, then \(word)")
             }
-            return nil
+            let id = "write.largeBlobs.get-first-part"
+            guard let (length, word) = evidence.firstPart(id) else { return nil }
+            if evidence.statusWord("iso.getinfo-case-3") == "9000", let whole = evidence.dataLength("iso.getinfo-case-3"),
+               whole > length { return nil }
+            return Observation(.number(length), id, "answers \(length) bytes, then \(word)")
+        },
+        SwitchLearner("behaviour.commandResponseChunk", ["write.largeBlobs.get-first-part", "iso.getinfo-case-3"]) { evidence in
+            // The large-blob read's first part beside getInfo's chunk (responseChunk, learned before).
+            let id = "write.largeBlobs.get-first-part"
+            guard let (length, word) = evidence.firstPart(id) else { return nil }
+            let chunk = evidence.profile.behaviour.responseChunk
+            return Observation(length == chunk ? .null : .number(length), id,
+                               "answers \(length) bytes, then \(word)" + (length == chunk ? ", as getInfo's first part" : " (getInfo's first part: \(chunk))"))
         },
         SwitchLearner("behaviour.getResponseP1P2", ["iso.get-response-p1-01"]) { evidence in
             guard let word = evidence.statusWord("iso.get-response-p1-01"), let idle = evidence.statusWord("iso.get-response-idle") else { return nil }
@@ -228,6 +240,31 @@ extension SwitchLearner {
             guard length > natural, length <= min(1023, evidence.profile.maxCredentialIdLength) else { return nil }
             return Observation(.number(length), id, shown)
         },
+        SwitchLearner("behaviour.parametersToNone", ["getInfo.with-parameters"]) { evidence in
+            let id = "getInfo.with-parameters"
+            switch evidence.ctap(id) {
+            case "CTAP2_OK": return Observation(.text("ignore"), id, "answers getInfo with a parameter map after the command byte")
+            case "CTAP1_ERR_INVALID_LENGTH": return Observation(.text("invalidLength"), id, "answers CTAP1_ERR_INVALID_LENGTH")
+            default: return nil
+            }
+        },
+        SwitchLearner("behaviour.uvTokenWithoutUV", ["clientPIN.getPinUvAuthTokenUsingUvWithPermissions"]) { evidence in
+            let id = "clientPIN.getPinUvAuthTokenUsingUvWithPermissions"
+            switch evidence.ctap(id) {
+            case "CTAP2_ERR_NOT_ALLOWED": return Observation(.text("notAllowed"), id, "answers CTAP2_ERR_NOT_ALLOWED")
+            case "CTAP2_ERR_INVALID_SUBCOMMAND": return Observation(.text("invalidSubcommand"), id, "answers CTAP2_ERR_INVALID_SUBCOMMAND")
+            default: return nil
+            }
+        },
+        SwitchLearner("behaviour.configUnknownSubcommand", ["config.unknown-subcommand"]) { evidence in
+            let id = "config.unknown-subcommand"
+            guard evidence.profile.authenticatorConfig else { return nil }
+            switch evidence.ctap(id) {
+            case "CTAP1_ERR_INVALID_PARAMETER": return Observation(.text("invalidParameter"), id, "answers CTAP1_ERR_INVALID_PARAMETER")
+            case "CTAP2_ERR_INVALID_SUBCOMMAND": return Observation(.text("invalidSubcommand"), id, "answers CTAP2_ERR_INVALID_SUBCOMMAND")
+            default: return nil
+            }
+        },
     ]
 
     // MARK: Departures
@@ -277,6 +314,24 @@ extension SwitchLearner {
             evidence.profile.supportsCTAP21 && evidence.ctap("makeCredential.pinUvAuthParam-without-protocol") == "CTAP2_ERR_PIN_AUTH_INVALID"
                 ? "answers CTAP2_ERR_PIN_AUTH_INVALID" : nil
         },
+        SwitchLearner("departures.uvmTrailingByte", ["write.makeCredential.discoverable"]) { evidence in
+            // Only an answer with the uvm output shows it.
+            let id = "write.makeCredential.discoverable"
+            guard let authData = evidence.answer(id)?["body"]?["authData"], authData["extensions"]?["uvm"] != nil else { return nil }
+            guard let trailing = authData["trailing"]?.stringValue else { return Observation(.bool(false), id, "answers as the text says") }
+            return Observation(.bool(true), id, "answers authenticator data with \(trailing) after the extensions")
+        },
+        SwitchLearner("departures.chainEndsLargeBlobWrite", ["write.largeBlobs.set-in-two"]) { evidence in
+            // Two fragments, each sent as a command chain: the second loses the write, or continues it.
+            let id = "write.largeBlobs.set-in-two"
+            guard evidence.ctap(id, step: 0) == "CTAP2_OK", evidence.answer(id, step: 1)?["pieces"]?.arrayValue?.isEmpty == false
+            else { return nil }
+            switch evidence.ctap(id, step: 1) {
+            case "CTAP1_ERR_INVALID_SEQ": return Observation(.bool(true), id, "answers CTAP1_ERR_INVALID_SEQ to the second fragment, sent chained")
+            case "CTAP2_OK": return Observation(.bool(false), id, "answers as the text says")
+            default: return nil
+            }
+        },
     ]
 
     // MARK: - Learner makers
@@ -322,6 +377,13 @@ extension SwitchLearner {
 }
 
 extension LearningEvidence {
+    /// The first part of entry `id`'s answer when it did not fit one short response: its
+    /// length and the `61xx` after it.
+    func firstPart(_ id: String) -> (Int, String)? {
+        guard let word = statusWord(id), word.hasPrefix("61"), let length = dataLength(id), (1...256).contains(length) else { return nil }
+        return (length, word)
+    }
+
     /// The answer of the read-only entry `readOnly` when the card had no PIN, else of the
     /// writing part's `written` (asked after the reset): the entry and its CTAP status.
     func withoutPIN(_ readOnly: String, _ written: String) -> (String, String)? {

@@ -33,6 +33,10 @@ struct ProfileSwitchCatalogueTests {
         case "behaviour.uvmMethods": .text("strongest")
         case "behaviour.uvAcfgOption": .bool(true)
         case "behaviour.uvModality": .number(512)
+        case "behaviour.commandResponseChunk": .number(252)
+        case "behaviour.parametersToNone": .text("ignore")
+        case "behaviour.uvTokenWithoutUV": .text("notAllowed")
+        case "behaviour.configUnknownSubcommand": .text("invalidParameter")
         default:
             if case .bool(let value) = entry.defaultValue { .bool(!value) } else { .text("6A88") }
         }

@@ -77,6 +77,11 @@ extension CardProfile {
                         summary: "the most data bytes one short response carries; the rest waits behind 61xx for GET RESPONSE",
                         room: "ISO/IEC 7816-4 §5.3.4: a card may answer fewer bytes than Ne and announce the rest with 61xx",
                         accepts: { (1...256).contains($0) }),
+        BehaviourSwitch(.behaviour, "commandResponseChunk", \.behaviour.commandResponseChunk, concern: "ISO 7816",
+                        values: "null (responseChunk) or 1…256",
+                        summary: "the most data bytes the first short response to a CTAP command other than getInfo carries (a card that sends getInfo's answer from a buffer of its own); the rest waits behind 61xx",
+                        room: "ISO/IEC 7816-4 §5.3.4: a card may answer fewer bytes than Ne and announce the rest with 61xx, and need not cut every answer alike",
+                        accepts: { $0 == nil || (1...256).contains($0!) }),
         BehaviourSwitch(.behaviour, "getResponseP1P2", \.behaviour.getResponseP1P2, concern: "ISO 7816",
                         values: CardBehaviour.ParameterCheck.choices,
                         summary: "GET RESPONSE with P1/P2 other than 00 00: check (refused with incorrectP1P2's word) or ignore (answered as with 00 00)",
@@ -192,6 +197,18 @@ extension CardProfile {
                         summary: "the length of every credential ID the card makes (padded with authenticated filler; an ID that needs more, with a credBlob or another algorithm, keeps its length)",
                         room: "CTAP 2.1 §6.4 bounds it by maxCredentialIdLength only; WebAuthn §4 allows 16–1023 bytes",
                         accepts: { $0 == nil || (81...1023).contains($0!) }),
+        BehaviourSwitch(.behaviour, "parametersToNone", \.behaviour.parametersToNone, concern: "CTAP",
+                        values: CardBehaviour.ParametersToNone.choices,
+                        summary: "bytes after a command that takes no parameters (getInfo, getNextAssertion, authenticatorReset, authenticatorSelection): invalidLength (CTAP1_ERR_INVALID_LENGTH) or ignore (the command runs as without them)",
+                        room: "CTAP 2.1 §6.4, §6.3, §6.6 and §6.9 define these commands without parameters and name no error for bytes after the command byte"),
+        BehaviourSwitch(.behaviour, "uvTokenWithoutUV", \.behaviour.uvTokenWithoutUV, concern: "CTAP",
+                        values: CardBehaviour.UVTokenWithoutUV.choices,
+                        summary: "clientPIN getPinUvAuthTokenUsingUvWithPermissions on a card without built-in user verification: invalidSubcommand (CTAP2_ERR_INVALID_SUBCOMMAND) or notAllowed (CTAP2_ERR_NOT_ALLOWED)",
+                        room: "CTAP 2.1 §6.5.5.7.3 describes the subcommand for a card with built-in user verification only; one without may call it unknown or not allowed"),
+        BehaviourSwitch(.behaviour, "configUnknownSubcommand", \.behaviour.configUnknownSubcommand, concern: "CTAP",
+                        values: CardBehaviour.ConfigUnknownSubcommand.choices,
+                        summary: "authenticatorConfig with a subCommand the card does not offer: invalidSubcommand (CTAP2_ERR_INVALID_SUBCOMMAND) or invalidParameter (CTAP1_ERR_INVALID_PARAMETER)",
+                        room: "CTAP 2.1 §6.11 lists the subcommands, and §8 has both INVALID_SUBCOMMAND and INVALID_PARAMETER for a parameter value the card does not take"),
     ]
 
     private static let departureSwitches: [BehaviourSwitch] = [
@@ -238,6 +255,14 @@ extension CardProfile {
                         values: "true or false",
                         summary: "credentialManagement deleteCredential of a credential the card does not hold answers CTAP2_OK",
                         room: "CTAP 2.1 §6.8.5 (deleteCredential): a credential that is not found is CTAP2_ERR_NO_CREDENTIALS"),
+        BehaviourSwitch(.departures, "uvmTrailingByte", \.departures.uvmTrailingByte, concern: "CTAP",
+                        values: "true or false",
+                        summary: "makeCredential's authenticator data with the uvm extension's output ends with one stray byte (00) after the extensions map",
+                        room: "WebAuthn §6.1: the authenticator data ends with the extensions map when the ED flag is set; a byte after it is no part of any field"),
+        BehaviourSwitch(.departures, "chainEndsLargeBlobWrite", \.departures.chainEndsLargeBlobWrite, concern: "CTAP",
+                        values: "true or false",
+                        summary: "a request that arrives as an ISO 7816 command chain ends a large-blob write in progress, so a later fragment sent chained answers CTAP1_ERR_INVALID_SEQ",
+                        room: "CTAP 2.1 §6.10.2: the write's expected offset is kept between fragments until another command comes; chaining (ISO/IEC 7816-4 §5.3.3) only carries the fragment"),
     ]
 
     /// The switches set away from their default.
