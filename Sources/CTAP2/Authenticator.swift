@@ -186,9 +186,11 @@ public struct Authenticator {
         }
     }
 
-    private mutating func handle(_ command: CTAPCommand?, body: ArraySlice<UInt8>,
+    private mutating func handle(_ command: CTAPCommand?, body sent: ArraySlice<UInt8>,
                                  changes: inout [CardMutation]) throws(CTAPStatus) -> ResponseBody {
         guard profile.supportsCTAP2, let command else { throw .invalidCommand }
+        // The profile's judging order first (Judging/): the body as the usual reading gets it.
+        let body = try judged(command, body: sent)
         switch command {
         case .getInfo:
             try requireEmpty(body)

@@ -5,7 +5,7 @@ import JSONSupport
 /// The learners, one per switch of the catalogue, in the order they run (a learner may read the
 /// switches learned before it: the NFCCTAP_GETRESPONSE idle word only when the card has INS 11).
 extension SwitchLearner {
-    static let all: [SwitchLearner] = iso + select + ctap + departures
+    static let all: [SwitchLearner] = iso + select + ctap + judging + departures
 
     /// The learner of switch `field`.
     static func learner(_ field: String) -> SwitchLearner? { all.first { $0.field == field } }
@@ -266,6 +266,73 @@ extension SwitchLearner {
             }
         },
     ]
+
+    // MARK: Judging
+
+    static let judging: [SwitchLearner] = [
+        SwitchLearner("behaviour.judging", judgingEntries.map(\.id)) { evidence in
+            // Requests the two orders answer apart, whatever the other judging switches say:
+            // positional judging answers each MISSING_PARAMETER (a count below the minimum, a
+            // required key not in its place); whole-body judging the rest.
+            let answers = judgingEntries.compactMap { entry in evidence.ctap(entry.id).map { (entry, $0) } }
+            let positional = answers.filter { $0.1 == "CTAP2_ERR_MISSING_PARAMETER" }
+            let wholeBody = answers.filter { $0.0.wholeBody($0.1) }
+            guard let (first, status) = answers.first, max(positional.count, wholeBody.count) * 2 > judgingEntries.count else { return nil }
+            let isPositional = positional.count > wholeBody.count
+            let shown = "answers \(status)" + (answers.count > 1 ? " (of \(answers.count) such entries, \(isPositional ? positional.count : wholeBody.count) answer as \(isPositional ? "positional" : "whole-body") judging does)" : "")
+            return Observation(.text(isPositional ? "positional" : "wholeBody"), first.id, shown)
+        },
+        SwitchLearner("behaviour.parametersAbsent", commandAloneEntries) { evidence in
+            let codes = ["CTAP2_ERR_CBOR_UNEXPECTED_TYPE": "cborUnexpectedType", "CTAP2_ERR_INVALID_CBOR": "invalidCBOR"]
+            let answers = commandAloneEntries.compactMap { id in evidence.ctap(id).flatMap { codes[$0] }.map { (id, $0) } }
+            let counts = Dictionary(answers.map { ($0.1, 1) }, uniquingKeysWith: +)
+            guard let most = counts.max(by: { $0.value < $1.value || $0.value == $1.value && $0.key > $1.key }),
+                  let entry = answers.first(where: { $0.1 == most.key }) else { return nil }
+            return Observation(.text(most.key), entry.0, "answers \(evidence.ctap(entry.0) ?? "?") to the command byte alone"
+                               + (answers.count > 1 ? " (\(most.value) of \(answers.count) such entries)" : ""))
+        },
+        SwitchLearner("behaviour.longMemberKey", ["makeCredential.unknown-member", "getAssertion.unknown-member"]) { evidence in
+            // An otherwise well-formed request with member 0x7F (written 18 7F).
+            let ids = ["makeCredential.unknown-member", "getAssertion.unknown-member"]
+            let answers = ids.compactMap { id in evidence.ctap(id).map { (id, $0) } }
+            guard let (id, status) = answers.first else { return nil }
+            let refused = answers.allSatisfy { $0.1 == "CTAP2_ERR_CBOR_UNEXPECTED_TYPE" }
+            return Observation(.text(refused ? "cborUnexpectedType" : "skip"), id,
+                               refused ? "answers CTAP2_ERR_CBOR_UNEXPECTED_TYPE to a member with key 0x7F" : "answers \(status), past the member with key 0x7F")
+        },
+        SwitchLearner("behaviour.pinUvAuthProtocolCheck", ["clientPIN.protocol-text"]) { evidence in
+            let id = "clientPIN.protocol-text"
+            switch evidence.ctap(id) {
+            case "CTAP1_ERR_INVALID_PARAMETER": return Observation(.text("onSight"), id, "answers CTAP1_ERR_INVALID_PARAMETER to pinUvAuthProtocol as text")
+            case "CTAP2_ERR_CBOR_UNEXPECTED_TYPE": return Observation(.text("whenUsed"), id, "answers CTAP2_ERR_CBOR_UNEXPECTED_TYPE")
+            default: return nil
+            }
+        },
+        SwitchLearner("behaviour.credentialManagementWithoutPIN", credentialManagementEntries) { evidence in
+            // Malformed credentialManagement requests on a card without a PIN.
+            guard !evidence.hadPIN, evidence.profile.credentialManagement else { return nil }
+            let answers = credentialManagementEntries.compactMap { id in evidence.ctap(id).map { (id, $0) } }
+            guard let (id, status) = answers.first else { return nil }
+            let first = answers.allSatisfy { $0.1 == "CTAP2_ERR_PUAT_REQUIRED" }
+            return Observation(.text(first ? "puatRequired" : "members"), id,
+                               first ? "answers CTAP2_ERR_PUAT_REQUIRED to every malformed request (\(answers.count) entries)" : "answers \(status)")
+        },
+    ]
+
+    /// Entries positional and whole-body judging answer apart, with whether a status is
+    /// whole-body judging's.
+    static let judgingEntries: [(id: String, wholeBody: @Sendable (String) -> Bool)] = [
+        ("makeCredential.cbor-cut-short", { $0 == "CTAP2_ERR_INVALID_CBOR" }),
+        ("getAssertion.cbor-cut-short", { $0 == "CTAP2_ERR_INVALID_CBOR" }),
+        ("getAssertion.keys-out-of-order", { $0 != "CTAP2_ERR_MISSING_PARAMETER" }),
+    ]
+
+    /// The command byte alone, for commands every CTAP2 card has.
+    static let commandAloneEntries = ["makeCredential.no-parameters", "getAssertion.no-parameters", "clientPIN.no-parameters"]
+
+    /// Malformed credentialManagement requests.
+    static let credentialManagementEntries = ["credentialManagement.not-a-map", "credentialManagement.cbor-cut-short",
+                                              "credentialManagement.unknown-subcommand"]
 
     // MARK: Departures
 

@@ -37,6 +37,10 @@ struct ProfileSwitchCatalogueTests {
         case "behaviour.parametersToNone": .text("ignore")
         case "behaviour.uvTokenWithoutUV": .text("notAllowed")
         case "behaviour.configUnknownSubcommand": .text("invalidParameter")
+        case "behaviour.judging": .text("positional")
+        case "behaviour.parametersAbsent", "behaviour.longMemberKey": .text("cborUnexpectedType")
+        case "behaviour.pinUvAuthProtocolCheck": .text("onSight")
+        case "behaviour.credentialManagementWithoutPIN": .text("puatRequired")
         default:
             if case .bool(let value) = entry.defaultValue { .bool(!value) } else { .text("6A88") }
         }

@@ -34,6 +34,9 @@ struct ProfileLearningTests {
             "behaviour.remainingCredentials": .text("capacity"), "behaviour.signatureCounter": .text("zero"), "behaviour.signatureCounterStep": .number(3),
             "behaviour.credentialIdLength": .number(100), "behaviour.commandResponseChunk": .number(100),
             "behaviour.parametersToNone": .text("ignore"), "behaviour.uvTokenWithoutUV": .text("notAllowed"),
+            "behaviour.judging": .text("positional"), "behaviour.parametersAbsent": .text("cborUnexpectedType"),
+            "behaviour.longMemberKey": .text("cborUnexpectedType"), "behaviour.pinUvAuthProtocolCheck": .text("onSight"),
+            "behaviour.credentialManagementWithoutPIN": .text("puatRequired"),
         ]
         var samples = plain.mapValues { ($0, CardProfile.default) }
         samples["behaviour.u2fUnlisted"] = (SwitchValue.text("versionOnly"), noU2F)

@@ -122,6 +122,27 @@ public struct CardBehaviour: Sendable, Equatable {
     /// or CTAP1_ERR_INVALID_PARAMETER.
     public var configUnknownSubcommand: ConfigUnknownSubcommand = .invalidSubcommand
 
+    // MARK: Judging a request
+
+    /// The order a request's faults are judged in: the whole body first (well-formedness, then
+    /// every member's type, then the entities' members, then lengths and values), or
+    /// positionally, member by member in key order, each judged completely before the next
+    /// (Docs/Profiles.md, "Judging order").
+    public var judging: JudgingOrder = .wholeBody
+    /// A command that takes parameters sent without any (the command byte alone):
+    /// CTAP2_ERR_INVALID_CBOR, or CTAP2_ERR_CBOR_UNEXPECTED_TYPE (no map where one must be).
+    public var parametersAbsent: ParametersAbsent = .invalidCBOR
+    /// A member the command does not know whose key is an integer of two or more bytes (24 or
+    /// more): skipped, or CTAP2_ERR_CBOR_UNEXPECTED_TYPE (a card that reads every key as one byte).
+    public var longMemberKey: LongMemberKey = .skip
+    /// pinUvAuthProtocol of a type or value the card does not support: judged where it is used
+    /// (a wrong type CBOR_UNEXPECTED_TYPE, an unsupported value ignored without a pinUvAuthParam),
+    /// or CTAP1_ERR_INVALID_PARAMETER on sight, whatever else the request holds.
+    public var pinUvAuthProtocolCheck: ProtocolCheck = .whenUsed
+    /// credentialManagement (and its preview) on a card without a PIN: the request judged as
+    /// any other, or CTAP2_ERR_PUAT_REQUIRED before anything is read.
+    public var credentialManagementWithoutPIN: CredentialManagementWithoutPIN = .members
+
     /// Every switch at its default: the emulator's behaviour.
     public init() {}
 
@@ -222,6 +243,31 @@ public struct CardBehaviour: Sendable, Equatable {
     /// authenticatorConfig's answer to a subCommand it does not offer.
     public enum ConfigUnknownSubcommand: String, Sendable, CaseIterable {
         case invalidSubcommand, invalidParameter
+    }
+
+    /// The order a request's faults are judged in.
+    public enum JudgingOrder: String, Sendable, CaseIterable {
+        case wholeBody, positional
+    }
+
+    /// The answer to a command byte without its parameters.
+    public enum ParametersAbsent: String, Sendable, CaseIterable {
+        case invalidCBOR, cborUnexpectedType
+    }
+
+    /// An unknown member with a key of two or more bytes.
+    public enum LongMemberKey: String, Sendable, CaseIterable {
+        case skip, cborUnexpectedType
+    }
+
+    /// When pinUvAuthProtocol is judged.
+    public enum ProtocolCheck: String, Sendable, CaseIterable {
+        case whenUsed, onSight
+    }
+
+    /// credentialManagement without a PIN.
+    public enum CredentialManagementWithoutPIN: String, Sendable, CaseIterable {
+        case members, puatRequired
     }
 }
 

@@ -22,7 +22,7 @@ extension CardProfile {
     ].map { "options." + $0 }
 
     /// Every switch, in the order the README and `profile show --switches` list them.
-    public static let switches: [BehaviourSwitch] = isoSwitches + selectSwitches + ctapSwitches + departureSwitches
+    public static let switches: [BehaviourSwitch] = isoSwitches + selectSwitches + ctapSwitches + judgingSwitches + departureSwitches
 
     /// The switch named `field` (`behaviour.NAME` or `departures.NAME`).
     public static func behaviourSwitch(_ field: String) -> BehaviourSwitch? {
@@ -209,6 +209,29 @@ extension CardProfile {
                         values: CardBehaviour.ConfigUnknownSubcommand.choices,
                         summary: "authenticatorConfig with a subCommand the card does not offer: invalidSubcommand (CTAP2_ERR_INVALID_SUBCOMMAND) or invalidParameter (CTAP1_ERR_INVALID_PARAMETER)",
                         room: "CTAP 2.1 §6.11 lists the subcommands, and §8 has both INVALID_SUBCOMMAND and INVALID_PARAMETER for a parameter value the card does not take"),
+    ]
+
+    private static let judgingSwitches: [BehaviourSwitch] = [
+        BehaviourSwitch(.behaviour, "judging", \.behaviour.judging, concern: "judging",
+                        values: CardBehaviour.JudgingOrder.choices,
+                        summary: "the order a request's faults are judged in: wholeBody (well-formedness of the whole body, then every top-level member's type, then the entities' members, then lengths and values) or positional (the member count, then each member in key order judged completely before the next; see \"Judging order\")",
+                        room: "CTAP 2.1 §8 names a code for each kind of fault but no order among them; §6.1.2 and §6.2.2 order only the checks after the parameters are read"),
+        BehaviourSwitch(.behaviour, "parametersAbsent", \.behaviour.parametersAbsent, concern: "judging",
+                        values: CardBehaviour.ParametersAbsent.choices,
+                        summary: "a command that takes parameters sent as the command byte alone: invalidCBOR (CTAP2_ERR_INVALID_CBOR) or cborUnexpectedType (CTAP2_ERR_CBOR_UNEXPECTED_TYPE: no map where one must be)",
+                        room: "CTAP 2.1 §8: nothing where a map must be is both CBOR that ends too soon and an item of the wrong type"),
+        BehaviourSwitch(.behaviour, "longMemberKey", \.behaviour.longMemberKey, concern: "judging",
+                        values: CardBehaviour.LongMemberKey.choices,
+                        summary: "a member the command does not know whose key is an integer of two or more bytes (24 or more): skip, or cborUnexpectedType (CTAP2_ERR_CBOR_UNEXPECTED_TYPE, a card that reads every key as one byte)",
+                        room: "CTAP 2.1 §8 asks an authenticator to ignore unknown keys; no command has a key of 24 or more, and a card that reads keys as one byte meets an item it did not expect"),
+        BehaviourSwitch(.behaviour, "pinUvAuthProtocolCheck", \.behaviour.pinUvAuthProtocolCheck, concern: "judging",
+                        values: CardBehaviour.ProtocolCheck.choices,
+                        summary: "pinUvAuthProtocol of a type or value the card does not support: whenUsed (a wrong type CBOR_UNEXPECTED_TYPE, an unsupported value ignored where no pinUvAuthParam needs it) or onSight (CTAP1_ERR_INVALID_PARAMETER, in every command, with or without a pinUvAuthParam)",
+                        room: "CTAP 2.1 §6.1.2, §6.2.2 and §6.5.5 judge an unsupported protocol (INVALID_PARAMETER) where it is used; they do not forbid judging it first"),
+        BehaviourSwitch(.behaviour, "credentialManagementWithoutPIN", \.behaviour.credentialManagementWithoutPIN, concern: "judging",
+                        values: CardBehaviour.CredentialManagementWithoutPIN.choices,
+                        summary: "credentialManagement and its preview on a card without a PIN: members (judged as any request) or puatRequired (CTAP2_ERR_PUAT_REQUIRED before anything is read)",
+                        room: "CTAP 2.1 §6.8: every subcommand but the getNext ones needs a pinUvAuthParam, which a card without a PIN cannot verify; the text does not order that against the members' checks"),
     ]
 
     private static let departureSwitches: [BehaviourSwitch] = [
