@@ -55,15 +55,13 @@ extension RequestShape {
 
     /// clientPIN (CTAP 2.1 §6.5.4): subCommand, of another kind INVALID_SUBCOMMAND; on a card
     /// that demands pinUvAuthProtocol of every subcommand (departures.pinRetriesNeedProtocol) the
-    /// two come first.
+    /// two come first. The subcommand's own members are its to judge (their kinds after the PIN
+    /// state, with departures.pinStateBeforeMembers): here only their order.
     static func clientPIN(_ profile: CardProfile) -> RequestShape {
         typealias Key = ClientPINKey
         let leading: [MemberShape] = [.pinUvAuthProtocol(Key.pinUvAuthProtocol.rawValue),
                                       MemberShape(Key.subCommand, .unsigned, wrongKind: .invalidSubcommand)]
-        let rest = [
-            MemberShape(Key.keyAgreement, .map), MemberShape(Key.pinUvAuthParam, .bytes), MemberShape(Key.newPinEnc, .bytes),
-            MemberShape(Key.pinHashEnc, .bytes), MemberShape(Key.permissions, .unsigned), MemberShape(Key.rpId, .text),
-        ]
+        let rest = [Key.keyAgreement, .pinUvAuthParam, .newPinEnc, .pinHashEnc, .permissions, .rpId].map { MemberShape($0, .any) }
         return profile.departures.pinRetriesNeedProtocol
             ? RequestShape(minimumCount: 2, required: leading, optional: rest, unknownMember: nil)
             : RequestShape(minimumCount: 1, required: [], optional: leading + rest, unknownMember: nil)
