@@ -89,6 +89,30 @@ struct ProfileSwitchJudgingTests {
         #expect(Self.status(try VirtualCard(profile: Self.positional), command, body) == positional, "\(name)")
     }
 
+    @Test("judging positional: every proper prefix of a valid request is refused with a CTAP error, never answered OK, and the whole request is taken; random bytes after a command get an answer")
+    func positionalPrefixes() throws {
+        let card = try VirtualCard(profile: Self.positional)
+        let requests: [(CTAPCommand, [UInt8])] = [
+            (.makeCredential, Self.makeCredential()), (.getAssertion, Self.getAssertion { $0[int: 5] = .map(["up": false]) }),
+            (.clientPIN, CBOREncoder.encode(.map([.int(1): 1, .int(2): 2]))),
+            (.largeBlobs, CBOREncoder.encode(.map([.int(1): 16, .int(3): 0]))),
+        ]
+        for (command, body) in requests {
+            for length in 0..<body.count {
+                let status = Self.status(card, command, Array(body[..<length]))
+                #expect(status != nil && status != .ok, "\(command) cut to \(length) of \(body.count) bytes: \(status.map { "\($0)" } ?? "no answer")")
+            }
+            #expect(Self.status(card, command, body) == (command == .getAssertion ? .noCredentials : .ok))
+        }
+        var generator = SplitMix64(seed: 25)
+        for _ in 0..<500 {
+            let commands: [CTAPCommand] = [.makeCredential, .getAssertion, .clientPIN, .credentialManagement, .largeBlobs]
+            let command = commands[Int(generator.next() % UInt64(commands.count))]
+            let body = (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(Self.status(card, command, [0xA0 | UInt8(body.count % 8)] + body) != nil)
+        }
+    }
+
     @Test("judging positional: a valid makeCredential followed by stray bytes makes a credential; credentialManagement with a PIN: a two-byte subCommand CBOR_UNEXPECTED_TYPE before the token, a one-byte one as on a whole-body card")
     func positionalReading() throws {
         let card = try VirtualCard(profile: Self.positional)
