@@ -18,6 +18,7 @@ extension CardFront.Behaviour {
         nfcctapGetResponseIdle = behaviour.nfcctapGetResponseIdle
         nfcctapGetResponse = behaviour.nfcctapGetResponse
         responseChunk = behaviour.responseChunk
+        commandResponseChunk = behaviour.commandResponseChunk
         exceedsLe = profile.departures.exceedsLe
         getResponseInChain = behaviour.getResponseInChain == .process
         selectInChain = behaviour.selectInChain == .process

@@ -144,6 +144,7 @@ public struct CardModel {
             return .respond(front.complete(.run).bytes, ran: .select, work: work, faultActs: [])
         case .ctap(let request, let mayDefer):
             powerUpForCommand(at: now, "a CTAP request")
+            if front.awaitedCommandWasChained { authenticator.requestArrivedChained() }
             if mayDefer && !timing.isOff {
                 // The client polls for this request: the card works on it for its time first.
                 let duration = workTime(of: request)

@@ -197,9 +197,11 @@ public struct Authenticator {
         }
     }
 
-    private mutating func handle(_ command: CTAPCommand?, body: ArraySlice<UInt8>,
+    private mutating func handle(_ command: CTAPCommand?, body sent: ArraySlice<UInt8>,
                                  changes: inout [CardMutation]) throws(CTAPStatus) -> ResponseBody {
         guard profile.supportsCTAP2, let command else { throw .invalidCommand }
+        // The profile's judging order first (Judging/): the body as the usual reading gets it.
+        let body = try judged(command, body: sent)
         switch command {
         case .getInfo:
             try requireEmpty(body)
@@ -238,8 +240,10 @@ public struct Authenticator {
         }
     }
 
+    /// A command that takes no parameters: bytes after it are INVALID_LENGTH, or ignored on a
+    /// card with behaviour.parametersToNone `ignore`.
     private func requireEmpty(_ body: ArraySlice<UInt8>) throws(CTAPStatus) {
-        guard body.isEmpty else { throw .invalidLength }
+        guard body.isEmpty || profile.behaviour.parametersToNone == .ignore else { throw .invalidLength }
     }
 
     // MARK: - The signature counter

@@ -26,6 +26,9 @@ extension CardFront {
         public var nfcctapGetResponse = true
         /// The most data bytes of one short response (1…256).
         public var responseChunk = 256
+        /// The most data bytes of the first short response to a CTAP command other than getInfo
+        /// (1…256), or nil for ``responseChunk``.
+        public var commandResponseChunk: Int? = nil
         /// Whether the first part of a short response carries `responseChunk` bytes whatever Le
         /// says (a departure from ISO/IEC 7816-4 §5.1); GET RESPONSE still honours Le.
         public var exceedsLe = false
@@ -66,11 +69,12 @@ extension CardFront {
         public init() {}
 
         /// The limit on one response's data for an APDU whose Ne gives `responseLimit`: an
-        /// extended APDU's is its own, a short one's at most ``responseChunk`` (exactly that with
-        /// ``exceedsLe``, but for GET RESPONSE's answer, `continuing`).
-        func limit(_ responseLimit: Int, continuing: Bool) -> Int {
+        /// extended APDU's is its own, a short one's at most `chunk` (``responseChunk`` unless
+        /// given; exactly that with ``exceedsLe``, but for GET RESPONSE's answer, `continuing`).
+        func limit(_ responseLimit: Int, continuing: Bool, chunk: Int? = nil) -> Int {
             guard responseLimit <= 256 else { return responseLimit }
-            return exceedsLe && !continuing ? responseChunk : min(responseLimit, responseChunk)
+            let chunk = chunk ?? responseChunk
+            return exceedsLe && !continuing ? chunk : min(responseLimit, chunk)
         }
     }
 }

@@ -38,5 +38,7 @@ extension CardFront {
     struct AwaitedCommand: Sendable, Equatable {
         var command: Command
         var responseLimit: Int
+        /// Whether the command came as a command chain.
+        var chained = false
     }
 }

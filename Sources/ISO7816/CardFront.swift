@@ -59,6 +59,10 @@ public struct CardFront: Sendable {
     /// a cancel or a power cycle drops it.
     public var holdsDeferredRequest: Bool { state.pendingCTAP != nil }
 
+    /// Whether the command ``receive(_:)`` handed out last, awaiting ``complete(_:)``, arrived
+    /// as a command chain (ISO/IEC 7816-4 §5.3.3) rather than in one APDU.
+    public var awaitedCommandWasChained: Bool { state.awaiting?.chained ?? false }
+
     /// The applet deselects itself (a card that needs a SELECT after authenticatorReset): every
     /// FIDO command answers `word` until the next SELECT.
     public mutating func deselect(answering word: StatusWord) {
@@ -119,8 +123,10 @@ public struct CardFront: Sendable {
             if chain.overflowed {
                 return .answer(requestTooLarge(chain.instruction))
             }
-            return execute(chain.instruction, p1: chain.p1, p2: chain.p2, data: chain.data,
-                           responseLimit: command.responseLimit, pendingResponse: pendingResponse, pendingCTAP: pendingCTAP)
+            let step = execute(chain.instruction, p1: chain.p1, p2: chain.p2, data: chain.data,
+                               responseLimit: command.responseLimit, pendingResponse: pendingResponse, pendingCTAP: pendingCTAP)
+            state.awaiting?.chained = true
+            return step
         }
         return receiveWhole(command, pendingResponse: pendingResponse, pendingCTAP: pendingCTAP)
     }
@@ -318,10 +324,11 @@ public struct CardFront: Sendable {
         case (.ctap(let request, true), .awaitingUser), (.ctapPoll(let request), .awaitingUser):
             state.pendingCTAP = PendingCTAPRequest(request: request, busyPollsRemaining: 0)
             return Self.waitingForUser
-        case (.ctap, .ctap(let response)), (.ctapPoll, .ctap(let response)):
+        case (.ctap(let request, _), .ctap(let response)), (.ctapPoll(let request), .ctap(let response)):
             // Every CTAP response starts with a status byte; an empty one is an applet fault.
             guard !response.isEmpty else { return ResponseAPDU(statusWord: .noPreciseDiagnosis) }
-            return respond(response, limit: limit)
+            let chunk = request.first == CTAPCommand.getInfo.rawValue ? nil : behaviour.commandResponseChunk
+            return respond(response, limit: limit, chunk: chunk)
         case (.u2fRegister, .u2f(let outcome)), (.u2fAuthenticate, .u2f(let outcome)):
             switch outcome {
             case .success(let data): return respond(data, limit: limit)
@@ -352,8 +359,9 @@ public struct CardFront: Sendable {
     /// Response chaining (ISO 7816-4 §5.3.4): send at most `limit` bytes (a short APDU's at most
     /// the card's chunk); the rest waits for GET RESPONSE behind `61xx`. `continuing`: the
     /// answer to GET RESPONSE, which honours Le even on a card that exceeds it otherwise.
-    private mutating func respond(_ data: [UInt8], limit responseLimit: Int, continuing: Bool = false) -> ResponseAPDU {
-        let limit = behaviour.limit(responseLimit, continuing: continuing)
+    private mutating func respond(_ data: [UInt8], limit responseLimit: Int, continuing: Bool = false,
+                                  chunk: Int? = nil) -> ResponseAPDU {
+        let limit = behaviour.limit(responseLimit, continuing: continuing, chunk: chunk)
         guard data.count > limit else { return ResponseAPDU(data: data, statusWord: .success) }
         let rest = Array(data[limit...])
         state.pendingResponse = rest

@@ -5,7 +5,7 @@ import JSONSupport
 /// The learners, one per switch of the catalogue, in the order they run (a learner may read the
 /// switches learned before it: the NFCCTAP_GETRESPONSE idle word only when the card has INS 11).
 extension SwitchLearner {
-    static let all: [SwitchLearner] = iso + select + ctap + departures
+    static let all: [SwitchLearner] = iso + select + ctap + judging + departures
 
     /// The learner of switch `field`.
     static func learner(_ field: String) -> SwitchLearner? { all.first { $0.field == field } }
@@ -38,12 +38,24 @@ extension SwitchLearner {
         },
         SwitchLearner("behaviour.responseChunk", ["iso.getinfo-case-3", "write.largeBlobs.get-first-part"]) { evidence in
             // The first part of an answer longer than one short response: how much it carries.
-            for id in ["iso.getinfo-case-3", "write.largeBlobs.get-first-part"] {
-                guard let word = evidence.statusWord(id), word.hasPrefix("61"),
-                      let length = evidence.dataLength(id), (1...256).contains(length) else { continue }
-                return Observation(.number(length), id, "answers \(length) bytes, then \(word)")
+            // getInfo's shows it; else the large-blob read's, unless getInfo came whole with
+            // more bytes than that part (then the read's is commandResponseChunk).
+            if let (length, word) = evidence.firstPart("iso.getinfo-case-3") {
+                return Observation(.number(length), "iso.getinfo-case-3", "answers \(length) bytes, then \(word)")
             }
-            return nil
+            let id = "write.largeBlobs.get-first-part"
+            guard let (length, word) = evidence.firstPart(id) else { return nil }
+            if evidence.statusWord("iso.getinfo-case-3") == "9000", let whole = evidence.dataLength("iso.getinfo-case-3"),
+               whole > length { return nil }
+            return Observation(.number(length), id, "answers \(length) bytes, then \(word)")
+        },
+        SwitchLearner("behaviour.commandResponseChunk", ["write.largeBlobs.get-first-part", "iso.getinfo-case-3"]) { evidence in
+            // The large-blob read's first part beside getInfo's chunk (responseChunk, learned before).
+            let id = "write.largeBlobs.get-first-part"
+            guard let (length, word) = evidence.firstPart(id) else { return nil }
+            let chunk = evidence.profile.behaviour.responseChunk
+            return Observation(length == chunk ? .null : .number(length), id,
+                               "answers \(length) bytes, then \(word)" + (length == chunk ? ", as getInfo's first part" : " (getInfo's first part: \(chunk))"))
         },
         SwitchLearner("behaviour.getResponseP1P2", ["iso.get-response-p1-01"]) { evidence in
             guard let word = evidence.statusWord("iso.get-response-p1-01"), let idle = evidence.statusWord("iso.get-response-idle") else { return nil }
@@ -228,7 +240,99 @@ extension SwitchLearner {
             guard length > natural, length <= min(1023, evidence.profile.maxCredentialIdLength) else { return nil }
             return Observation(.number(length), id, shown)
         },
+        SwitchLearner("behaviour.parametersToNone", ["getInfo.with-parameters"]) { evidence in
+            let id = "getInfo.with-parameters"
+            switch evidence.ctap(id) {
+            case "CTAP2_OK": return Observation(.text("ignore"), id, "answers getInfo with a parameter map after the command byte")
+            case "CTAP1_ERR_INVALID_LENGTH": return Observation(.text("invalidLength"), id, "answers CTAP1_ERR_INVALID_LENGTH")
+            default: return nil
+            }
+        },
+        SwitchLearner("behaviour.uvTokenWithoutUV", ["clientPIN.getPinUvAuthTokenUsingUvWithPermissions"]) { evidence in
+            let id = "clientPIN.getPinUvAuthTokenUsingUvWithPermissions"
+            switch evidence.ctap(id) {
+            case "CTAP2_ERR_NOT_ALLOWED": return Observation(.text("notAllowed"), id, "answers CTAP2_ERR_NOT_ALLOWED")
+            case "CTAP2_ERR_INVALID_SUBCOMMAND": return Observation(.text("invalidSubcommand"), id, "answers CTAP2_ERR_INVALID_SUBCOMMAND")
+            default: return nil
+            }
+        },
+        SwitchLearner("behaviour.configUnknownSubcommand", ["config.unknown-subcommand"]) { evidence in
+            let id = "config.unknown-subcommand"
+            guard evidence.profile.authenticatorConfig else { return nil }
+            switch evidence.ctap(id) {
+            case "CTAP1_ERR_INVALID_PARAMETER": return Observation(.text("invalidParameter"), id, "answers CTAP1_ERR_INVALID_PARAMETER")
+            case "CTAP2_ERR_INVALID_SUBCOMMAND": return Observation(.text("invalidSubcommand"), id, "answers CTAP2_ERR_INVALID_SUBCOMMAND")
+            default: return nil
+            }
+        },
     ]
+
+    // MARK: Judging
+
+    static let judging: [SwitchLearner] = [
+        SwitchLearner("behaviour.judging", judgingEntries.map(\.id)) { evidence in
+            // Requests the two orders answer apart, whatever the other judging switches say:
+            // positional judging answers each MISSING_PARAMETER (a count below the minimum, a
+            // required key not in its place); whole-body judging the rest.
+            let answers = judgingEntries.compactMap { entry in evidence.ctap(entry.id).map { (entry, $0) } }
+            let positional = answers.filter { $0.1 == "CTAP2_ERR_MISSING_PARAMETER" }
+            let wholeBody = answers.filter { $0.0.wholeBody($0.1) }
+            guard let (first, status) = answers.first, max(positional.count, wholeBody.count) * 2 > judgingEntries.count else { return nil }
+            let isPositional = positional.count > wholeBody.count
+            let shown = "answers \(status)" + (answers.count > 1 ? " (of \(answers.count) such entries, \(isPositional ? positional.count : wholeBody.count) answer as \(isPositional ? "positional" : "whole-body") judging does)" : "")
+            return Observation(.text(isPositional ? "positional" : "wholeBody"), first.id, shown)
+        },
+        SwitchLearner("behaviour.parametersAbsent", commandAloneEntries) { evidence in
+            let codes = ["CTAP2_ERR_CBOR_UNEXPECTED_TYPE": "cborUnexpectedType", "CTAP2_ERR_INVALID_CBOR": "invalidCBOR"]
+            let answers = commandAloneEntries.compactMap { id in evidence.ctap(id).flatMap { codes[$0] }.map { (id, $0) } }
+            let counts = Dictionary(answers.map { ($0.1, 1) }, uniquingKeysWith: +)
+            guard let most = counts.max(by: { $0.value < $1.value || $0.value == $1.value && $0.key > $1.key }),
+                  let entry = answers.first(where: { $0.1 == most.key }) else { return nil }
+            return Observation(.text(most.key), entry.0, "answers \(evidence.ctap(entry.0) ?? "?") to the command byte alone"
+                               + (answers.count > 1 ? " (\(most.value) of \(answers.count) such entries)" : ""))
+        },
+        SwitchLearner("behaviour.longMemberKey", ["makeCredential.unknown-member", "getAssertion.unknown-member"]) { evidence in
+            // An otherwise well-formed request with member 0x7F (written 18 7F).
+            let ids = ["makeCredential.unknown-member", "getAssertion.unknown-member"]
+            let answers = ids.compactMap { id in evidence.ctap(id).map { (id, $0) } }
+            guard let (id, status) = answers.first else { return nil }
+            let refused = answers.allSatisfy { $0.1 == "CTAP2_ERR_CBOR_UNEXPECTED_TYPE" }
+            return Observation(.text(refused ? "cborUnexpectedType" : "skip"), id,
+                               refused ? "answers CTAP2_ERR_CBOR_UNEXPECTED_TYPE to a member with key 0x7F" : "answers \(status), past the member with key 0x7F")
+        },
+        SwitchLearner("behaviour.pinUvAuthProtocolCheck", ["clientPIN.protocol-text"]) { evidence in
+            let id = "clientPIN.protocol-text"
+            switch evidence.ctap(id) {
+            case "CTAP1_ERR_INVALID_PARAMETER": return Observation(.text("onSight"), id, "answers CTAP1_ERR_INVALID_PARAMETER to pinUvAuthProtocol as text")
+            case "CTAP2_ERR_CBOR_UNEXPECTED_TYPE": return Observation(.text("whenUsed"), id, "answers CTAP2_ERR_CBOR_UNEXPECTED_TYPE")
+            default: return nil
+            }
+        },
+        SwitchLearner("behaviour.credentialManagementWithoutPIN", credentialManagementEntries) { evidence in
+            // Malformed credentialManagement requests on a card without a PIN.
+            guard !evidence.hadPIN, evidence.profile.credentialManagement else { return nil }
+            let answers = credentialManagementEntries.compactMap { id in evidence.ctap(id).map { (id, $0) } }
+            guard let (id, status) = answers.first else { return nil }
+            let first = answers.allSatisfy { $0.1 == "CTAP2_ERR_PUAT_REQUIRED" }
+            return Observation(.text(first ? "puatRequired" : "members"), id,
+                               first ? "answers CTAP2_ERR_PUAT_REQUIRED to every malformed request (\(answers.count) entries)" : "answers \(status)")
+        },
+    ]
+
+    /// Entries positional and whole-body judging answer apart, with whether a status is
+    /// whole-body judging's.
+    static let judgingEntries: [(id: String, wholeBody: @Sendable (String) -> Bool)] = [
+        ("makeCredential.cbor-cut-short", { $0 == "CTAP2_ERR_INVALID_CBOR" }),
+        ("getAssertion.cbor-cut-short", { $0 == "CTAP2_ERR_INVALID_CBOR" }),
+        ("getAssertion.keys-out-of-order", { $0 != "CTAP2_ERR_MISSING_PARAMETER" }),
+    ]
+
+    /// The command byte alone, for commands every CTAP2 card has.
+    static let commandAloneEntries = ["makeCredential.no-parameters", "getAssertion.no-parameters", "clientPIN.no-parameters"]
+
+    /// Malformed credentialManagement requests.
+    static let credentialManagementEntries = ["credentialManagement.not-a-map", "credentialManagement.cbor-cut-short",
+                                              "credentialManagement.unknown-subcommand"]
 
     // MARK: Departures
 
@@ -277,6 +381,24 @@ extension SwitchLearner {
             evidence.profile.supportsCTAP21 && evidence.ctap("makeCredential.pinUvAuthParam-without-protocol") == "CTAP2_ERR_PIN_AUTH_INVALID"
                 ? "answers CTAP2_ERR_PIN_AUTH_INVALID" : nil
         },
+        SwitchLearner("departures.uvmTrailingByte", ["write.makeCredential.discoverable"]) { evidence in
+            // Only an answer with the uvm output shows it.
+            let id = "write.makeCredential.discoverable"
+            guard let authData = evidence.answer(id)?["body"]?["authData"], authData["extensions"]?["uvm"] != nil else { return nil }
+            guard let trailing = authData["trailing"]?.stringValue else { return Observation(.bool(false), id, "answers as the text says") }
+            return Observation(.bool(true), id, "answers authenticator data with \(trailing) after the extensions")
+        },
+        SwitchLearner("departures.chainEndsLargeBlobWrite", ["write.largeBlobs.set-in-two"]) { evidence in
+            // Two fragments, each sent as a command chain: the second loses the write, or continues it.
+            let id = "write.largeBlobs.set-in-two"
+            guard evidence.ctap(id, step: 0) == "CTAP2_OK", evidence.answer(id, step: 1)?["pieces"]?.arrayValue?.isEmpty == false
+            else { return nil }
+            switch evidence.ctap(id, step: 1) {
+            case "CTAP1_ERR_INVALID_SEQ": return Observation(.bool(true), id, "answers CTAP1_ERR_INVALID_SEQ to the second fragment, sent chained")
+            case "CTAP2_OK": return Observation(.bool(false), id, "answers as the text says")
+            default: return nil
+            }
+        },
     ]
 
     // MARK: - Learner makers
@@ -322,6 +444,13 @@ extension SwitchLearner {
 }
 
 extension LearningEvidence {
+    /// The first part of entry `id`'s answer when it did not fit one short response: its
+    /// length and the `61xx` after it.
+    func firstPart(_ id: String) -> (Int, String)? {
+        guard let word = statusWord(id), word.hasPrefix("61"), let length = dataLength(id), (1...256).contains(length) else { return nil }
+        return (length, word)
+    }
+
     /// The answer of the read-only entry `readOnly` when the card had no PIN, else of the
     /// writing part's `written` (asked after the reset): the entry and its CTAP status.
     func withoutPIN(_ readOnly: String, _ written: String) -> (String, String)? {

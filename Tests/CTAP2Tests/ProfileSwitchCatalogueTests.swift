@@ -33,6 +33,14 @@ struct ProfileSwitchCatalogueTests {
         case "behaviour.uvmMethods": .text("strongest")
         case "behaviour.uvAcfgOption": .bool(true)
         case "behaviour.uvModality": .number(512)
+        case "behaviour.commandResponseChunk": .number(252)
+        case "behaviour.parametersToNone": .text("ignore")
+        case "behaviour.uvTokenWithoutUV": .text("notAllowed")
+        case "behaviour.configUnknownSubcommand": .text("invalidParameter")
+        case "behaviour.judging": .text("positional")
+        case "behaviour.parametersAbsent", "behaviour.longMemberKey": .text("cborUnexpectedType")
+        case "behaviour.pinUvAuthProtocolCheck": .text("onSight")
+        case "behaviour.credentialManagementWithoutPIN": .text("puatRequired")
         default:
             if case .bool(let value) = entry.defaultValue { .bool(!value) } else { .text("6A88") }
         }

@@ -32,12 +32,18 @@ struct ProfileLearningTests {
             "behaviour.unstoredNames": .list(["rp.name", "user.displayName"]), "behaviour.singleAccountUser": .text("details"),
             "behaviour.upOption": .bool(false), "behaviour.uvAcfgOption": .bool(true), "behaviour.uvModality": .number(2),
             "behaviour.remainingCredentials": .text("capacity"), "behaviour.signatureCounter": .text("zero"), "behaviour.signatureCounterStep": .number(3),
-            "behaviour.credentialIdLength": .number(100),
+            "behaviour.credentialIdLength": .number(100), "behaviour.commandResponseChunk": .number(100),
+            "behaviour.parametersToNone": .text("ignore"), "behaviour.uvTokenWithoutUV": .text("notAllowed"),
+            "behaviour.judging": .text("positional"), "behaviour.parametersAbsent": .text("cborUnexpectedType"),
+            "behaviour.longMemberKey": .text("cborUnexpectedType"), "behaviour.pinUvAuthProtocolCheck": .text("onSight"),
+            "behaviour.credentialManagementWithoutPIN": .text("puatRequired"),
         ]
         var samples = plain.mapValues { ($0, CardProfile.default) }
         samples["behaviour.u2fUnlisted"] = (SwitchValue.text("versionOnly"), noU2F)
         samples["behaviour.uvmMethods"] = (SwitchValue.text("strongest"), CardProfile.reference)  // the default has no uvm
+        samples["behaviour.configUnknownSubcommand"] = (SwitchValue.text("invalidParameter"), CardProfile.reference)  // the default has no config
         for entry in CardProfile.switches where entry.isDeparture { samples[entry.field] = (SwitchValue.bool(true), CardProfile.default) }
+        samples["departures.uvmTrailingByte"] = (SwitchValue.bool(true), CardProfile.reference)
         return samples
     }()
 

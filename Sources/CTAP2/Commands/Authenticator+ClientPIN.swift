@@ -55,6 +55,8 @@ extension Authenticator {
             let asked = try permissionsToGrant(number, rpId: request.rpId)
             return try issueToken(members, pinProtocol, permissions: asked, rpId: request.rpId, legacy: false,
                                   changes: &changes)
+        case .getPinUvAuthTokenUsingUvWithPermissions where profile.behaviour.uvTokenWithoutUV == .notAllowed:
+            throw .notAllowed
         case .getPinUvAuthTokenUsingUvWithPermissions, .getUVRetries, .getPinUvAuthTokenUsingPinWithPermissions:
             // No built-in user verification on this card.
             throw .invalidSubcommand

@@ -5,7 +5,7 @@ extension Authenticator {
     /// authenticatorConfig (CTAP 2.1 §6.11): enableEnterpriseAttestation, toggleAlwaysUv,
     /// setMinPINLength, each when the profile has the feature (else INVALID_SUBCOMMAND).
     mutating func authenticatorConfig(_ request: ConfigRequest, changes: inout [CardMutation]) throws(CTAPStatus) {
-        guard let subcommand = request.subcommand, isOffered(subcommand) else { throw .invalidSubcommand }
+        guard let subcommand = request.subcommand, isOffered(subcommand) else { throw unofferedSubcommand }
         // A card protected by a PIN (or with alwaysUv on, for everything but turning it off)
         // takes configuration only with a token that has the acfg permission.
         let enforceAlwaysUv = alwaysUvEnabled && subcommand != .toggleAlwaysUv
@@ -23,8 +23,13 @@ extension Authenticator {
         case .setMinPINLength:
             try setMinPINLength(request.setMinPINLengthParameters(), changes: &changes)
         case .vendorPrototype:
-            throw .invalidSubcommand
+            throw unofferedSubcommand
         }
+    }
+
+    /// The answer to a subCommand the card does not offer (behaviour.configUnknownSubcommand).
+    private var unofferedSubcommand: CTAPStatus {
+        profile.behaviour.configUnknownSubcommand == .invalidParameter ? .invalidParameter : .invalidSubcommand
     }
 
     private func isOffered(_ subcommand: ConfigSubcommand) -> Bool {

@@ -3,6 +3,13 @@ import CardCrypto
 import FIDOWire
 
 extension Authenticator {
+    /// A request arrived as an ISO 7816 command chain: on a card with the departure
+    /// chainEndsLargeBlobWrite it ends a large-blob write in progress before it runs (the card
+    /// kept the write's offset where the chain's state now is). Called by the card model.
+    public mutating func requestArrivedChained() {
+        if profile.departures.chainEndsLargeBlobWrite { session.largeBlobWrite = nil }
+    }
+
     /// The largest fragment a large-blob read or write carries: maxMsgSize − 64 (CTAP 2.1 §6.10).
     var maxLargeBlobFragment: Int { profile.maxMsgSize - 64 }
 

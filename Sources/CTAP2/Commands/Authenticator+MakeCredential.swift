@@ -140,11 +140,13 @@ extension Authenticator {
 
         var flags: AuthenticatorData.Flags = [.userPresent, .attestedCredentialData]
         if userVerified { flags.insert(.userVerified) }
-        let authenticatorData = AuthenticatorData(
+        var authenticatorData = AuthenticatorData(
             rpIdHash: rpIdHash, flags: injectedFlags(flags), signatureCounter: counter,
             attestedCredential: .init(aaguid: aaguid, credentialId: credentialId, publicKey: key.publicKey),
             extensions: outputs.count > 0 ? outputs : nil
         ).bytes
+        // The departure uvmTrailingByte: a stray byte after the extensions map (it is signed too).
+        if profile.departures.uvmTrailingByte && outputs[text: UVMExtension.identifier] != nil { authenticatorData.append(0) }
 
         let (format, statement) = try attestationStatement(
             authenticatorData: authenticatorData, clientDataHash: request.clientDataHash, credentialKey: key,

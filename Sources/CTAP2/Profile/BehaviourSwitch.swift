@@ -177,6 +177,14 @@ extension CardBehaviour.U2FUnlisted: TextChoice {}
 extension CardBehaviour.U2FVersionData: TextChoice {}
 extension CardBehaviour.RemainingCredentials: TextChoice {}
 extension CardBehaviour.SignatureCounter: TextChoice {}
+extension CardBehaviour.ParametersToNone: TextChoice {}
+extension CardBehaviour.UVTokenWithoutUV: TextChoice {}
+extension CardBehaviour.ConfigUnknownSubcommand: TextChoice {}
+extension CardBehaviour.JudgingOrder: TextChoice {}
+extension CardBehaviour.ParametersAbsent: TextChoice {}
+extension CardBehaviour.LongMemberKey: TextChoice {}
+extension CardBehaviour.ProtocolCheck: TextChoice {}
+extension CardBehaviour.CredentialManagementWithoutPIN: TextChoice {}
 
 /// A switch whose value is one named choice or an error status word a card may choose
 /// (`selects` or `6700`, `staysSelected` or `6D00`, …): its JSON form written once.

@@ -34,6 +34,9 @@ public struct CardBehaviour: Sendable, Equatable {
     public var nfcctapGetResponse = true
     /// The most response bytes one short APDU carries (the rest waits behind `61xx`), at most 256.
     public var responseChunk = 256
+    /// The most bytes the first short response to a CTAP command other than getInfo carries, or
+    /// nil for ``responseChunk`` (a card that sends getInfo's answer from a buffer of its own).
+    public var commandResponseChunk: Int? = nil
     /// A GET RESPONSE arriving inside a command chain: refused with `6883` (the chain ends), or
     /// answered as if there were no chain (the chain goes on).
     public var getResponseInChain: ChainInterruption = .refuse
@@ -109,6 +112,36 @@ public struct CardBehaviour: Sendable, Equatable {
     /// The length of every credential ID the card makes, or nil for the natural length (81 bytes
     /// for ES256, more for other algorithms and a credBlob).
     public var credentialIdLength: Int? = nil
+    /// Bytes after a command that takes no parameters (getInfo, getNextAssertion,
+    /// authenticatorReset, authenticatorSelection): CTAP1_ERR_INVALID_LENGTH, or ignored.
+    public var parametersToNone: ParametersToNone = .invalidLength
+    /// clientPIN getPinUvAuthTokenUsingUvWithPermissions on a card without built-in user
+    /// verification: CTAP2_ERR_INVALID_SUBCOMMAND, or CTAP2_ERR_NOT_ALLOWED.
+    public var uvTokenWithoutUV: UVTokenWithoutUV = .invalidSubcommand
+    /// authenticatorConfig with a subCommand the card does not offer: CTAP2_ERR_INVALID_SUBCOMMAND,
+    /// or CTAP1_ERR_INVALID_PARAMETER.
+    public var configUnknownSubcommand: ConfigUnknownSubcommand = .invalidSubcommand
+
+    // MARK: Judging a request
+
+    /// The order a request's faults are judged in: the whole body first (well-formedness, then
+    /// every member's type, then the entities' members, then lengths and values), or
+    /// positionally, member by member in key order, each judged completely before the next
+    /// (Docs/Profiles.md, "Judging order").
+    public var judging: JudgingOrder = .wholeBody
+    /// A command that takes parameters sent without any (the command byte alone):
+    /// CTAP2_ERR_INVALID_CBOR, or CTAP2_ERR_CBOR_UNEXPECTED_TYPE (no map where one must be).
+    public var parametersAbsent: ParametersAbsent = .invalidCBOR
+    /// A member the command does not know whose key is an integer of two or more bytes (24 or
+    /// more): skipped, or CTAP2_ERR_CBOR_UNEXPECTED_TYPE (a card that reads every key as one byte).
+    public var longMemberKey: LongMemberKey = .skip
+    /// pinUvAuthProtocol of a type or value the card does not support: judged where it is used
+    /// (a wrong type CBOR_UNEXPECTED_TYPE, an unsupported value ignored without a pinUvAuthParam),
+    /// or CTAP1_ERR_INVALID_PARAMETER on sight, whatever else the request holds.
+    public var pinUvAuthProtocolCheck: ProtocolCheck = .whenUsed
+    /// credentialManagement (and its preview) on a card without a PIN: the request judged as
+    /// any other, or CTAP2_ERR_PUAT_REQUIRED before anything is read.
+    public var credentialManagementWithoutPIN: CredentialManagementWithoutPIN = .members
 
     /// Every switch at its default: the emulator's behaviour.
     public init() {}
@@ -196,6 +229,46 @@ public struct CardBehaviour: Sendable, Equatable {
         case staysSelected
         case deselected(StatusWord)
     }
+
+    /// Bytes after a command that takes no parameters.
+    public enum ParametersToNone: String, Sendable, CaseIterable {
+        case invalidLength, ignore
+    }
+
+    /// The UV token subcommand on a card without built-in user verification.
+    public enum UVTokenWithoutUV: String, Sendable, CaseIterable {
+        case invalidSubcommand, notAllowed
+    }
+
+    /// authenticatorConfig's answer to a subCommand it does not offer.
+    public enum ConfigUnknownSubcommand: String, Sendable, CaseIterable {
+        case invalidSubcommand, invalidParameter
+    }
+
+    /// The order a request's faults are judged in.
+    public enum JudgingOrder: String, Sendable, CaseIterable {
+        case wholeBody, positional
+    }
+
+    /// The answer to a command byte without its parameters.
+    public enum ParametersAbsent: String, Sendable, CaseIterable {
+        case invalidCBOR, cborUnexpectedType
+    }
+
+    /// An unknown member with a key of two or more bytes.
+    public enum LongMemberKey: String, Sendable, CaseIterable {
+        case skip, cborUnexpectedType
+    }
+
+    /// When pinUvAuthProtocol is judged.
+    public enum ProtocolCheck: String, Sendable, CaseIterable {
+        case whenUsed, onSight
+    }
+
+    /// credentialManagement without a PIN.
+    public enum CredentialManagementWithoutPIN: String, Sendable, CaseIterable {
+        case members, puatRequired
+    }
 }
 
 /// Where a card breaks a rule of CTAP 2.1 or ISO/IEC 7816-4. A team's CI must see what its card
@@ -230,6 +303,13 @@ public struct CardDepartures: Sendable, Equatable {
     public var setPINAgainPUATRequired = false
     /// credentialManagement deleteCredential of a credential the card does not hold answers CTAP2_OK.
     public var deleteMissingCredentialOK = false
+    /// makeCredential's authenticator data with the uvm extension's output ends with one stray
+    /// byte (`00`) after the extensions map.
+    public var uvmTrailingByte = false
+    /// A request that arrives as an ISO 7816 command chain ends a large-blob write in progress
+    /// (the card keeps the write's offset where it keeps the chain's), so a later fragment sent
+    /// chained is CTAP1_ERR_INVALID_SEQ.
+    public var chainEndsLargeBlobWrite = false
 
     /// Every departure off.
     public init() {}

@@ -22,7 +22,7 @@ extension CardProfile {
     ].map { "options." + $0 }
 
     /// Every switch, in the order the README and `profile show --switches` list them.
-    public static let switches: [BehaviourSwitch] = isoSwitches + selectSwitches + ctapSwitches + departureSwitches
+    public static let switches: [BehaviourSwitch] = isoSwitches + selectSwitches + ctapSwitches + judgingSwitches + departureSwitches
 
     /// The switch named `field` (`behaviour.NAME` or `departures.NAME`).
     public static func behaviourSwitch(_ field: String) -> BehaviourSwitch? {
@@ -77,6 +77,11 @@ extension CardProfile {
                         summary: "the most data bytes one short response carries; the rest waits behind 61xx for GET RESPONSE",
                         room: "ISO/IEC 7816-4 §5.3.4: a card may answer fewer bytes than Ne and announce the rest with 61xx",
                         accepts: { (1...256).contains($0) }),
+        BehaviourSwitch(.behaviour, "commandResponseChunk", \.behaviour.commandResponseChunk, concern: "ISO 7816",
+                        values: "null (responseChunk) or 1…256",
+                        summary: "the most data bytes the first short response to a CTAP command other than getInfo carries (a card that sends getInfo's answer from a buffer of its own); the rest waits behind 61xx",
+                        room: "ISO/IEC 7816-4 §5.3.4: a card may answer fewer bytes than Ne and announce the rest with 61xx, and need not cut every answer alike",
+                        accepts: { $0 == nil || (1...256).contains($0!) }),
         BehaviourSwitch(.behaviour, "getResponseP1P2", \.behaviour.getResponseP1P2, concern: "ISO 7816",
                         values: CardBehaviour.ParameterCheck.choices,
                         summary: "GET RESPONSE with P1/P2 other than 00 00: check (refused with incorrectP1P2's word) or ignore (answered as with 00 00)",
@@ -192,6 +197,41 @@ extension CardProfile {
                         summary: "the length of every credential ID the card makes (padded with authenticated filler; an ID that needs more, with a credBlob or another algorithm, keeps its length)",
                         room: "CTAP 2.1 §6.4 bounds it by maxCredentialIdLength only; WebAuthn §4 allows 16–1023 bytes",
                         accepts: { $0 == nil || (81...1023).contains($0!) }),
+        BehaviourSwitch(.behaviour, "parametersToNone", \.behaviour.parametersToNone, concern: "CTAP",
+                        values: CardBehaviour.ParametersToNone.choices,
+                        summary: "bytes after a command that takes no parameters (getInfo, getNextAssertion, authenticatorReset, authenticatorSelection): invalidLength (CTAP1_ERR_INVALID_LENGTH) or ignore (the command runs as without them)",
+                        room: "CTAP 2.1 §6.4, §6.3, §6.6 and §6.9 define these commands without parameters and name no error for bytes after the command byte"),
+        BehaviourSwitch(.behaviour, "uvTokenWithoutUV", \.behaviour.uvTokenWithoutUV, concern: "CTAP",
+                        values: CardBehaviour.UVTokenWithoutUV.choices,
+                        summary: "clientPIN getPinUvAuthTokenUsingUvWithPermissions on a card without built-in user verification: invalidSubcommand (CTAP2_ERR_INVALID_SUBCOMMAND) or notAllowed (CTAP2_ERR_NOT_ALLOWED)",
+                        room: "CTAP 2.1 §6.5.5.7.3 describes the subcommand for a card with built-in user verification only; one without may call it unknown or not allowed"),
+        BehaviourSwitch(.behaviour, "configUnknownSubcommand", \.behaviour.configUnknownSubcommand, concern: "CTAP",
+                        values: CardBehaviour.ConfigUnknownSubcommand.choices,
+                        summary: "authenticatorConfig with a subCommand the card does not offer: invalidSubcommand (CTAP2_ERR_INVALID_SUBCOMMAND) or invalidParameter (CTAP1_ERR_INVALID_PARAMETER)",
+                        room: "CTAP 2.1 §6.11 lists the subcommands, and §8 has both INVALID_SUBCOMMAND and INVALID_PARAMETER for a parameter value the card does not take"),
+    ]
+
+    private static let judgingSwitches: [BehaviourSwitch] = [
+        BehaviourSwitch(.behaviour, "judging", \.behaviour.judging, concern: "judging",
+                        values: CardBehaviour.JudgingOrder.choices,
+                        summary: "the order a request's faults are judged in: wholeBody (well-formedness of the whole body, then every top-level member's type, then the entities' members, then lengths and values) or positional (the member count, then each member in key order judged completely before the next; see \"Judging order\")",
+                        room: "CTAP 2.1 §8 names a code for each kind of fault but no order among them; §6.1.2 and §6.2.2 order only the checks after the parameters are read"),
+        BehaviourSwitch(.behaviour, "parametersAbsent", \.behaviour.parametersAbsent, concern: "judging",
+                        values: CardBehaviour.ParametersAbsent.choices,
+                        summary: "a command that takes parameters sent as the command byte alone: invalidCBOR (CTAP2_ERR_INVALID_CBOR) or cborUnexpectedType (CTAP2_ERR_CBOR_UNEXPECTED_TYPE: no map where one must be)",
+                        room: "CTAP 2.1 §8: nothing where a map must be is both CBOR that ends too soon and an item of the wrong type"),
+        BehaviourSwitch(.behaviour, "longMemberKey", \.behaviour.longMemberKey, concern: "judging",
+                        values: CardBehaviour.LongMemberKey.choices,
+                        summary: "a member the command does not know whose key is an integer of two or more bytes (24 or more): skip, or cborUnexpectedType (CTAP2_ERR_CBOR_UNEXPECTED_TYPE, a card that reads every key as one byte)",
+                        room: "CTAP 2.1 §8 asks an authenticator to ignore unknown keys; no command has a key of 24 or more, and a card that reads keys as one byte meets an item it did not expect"),
+        BehaviourSwitch(.behaviour, "pinUvAuthProtocolCheck", \.behaviour.pinUvAuthProtocolCheck, concern: "judging",
+                        values: CardBehaviour.ProtocolCheck.choices,
+                        summary: "pinUvAuthProtocol of a type or value the card does not support: whenUsed (a wrong type CBOR_UNEXPECTED_TYPE, an unsupported value ignored where no pinUvAuthParam needs it) or onSight (CTAP1_ERR_INVALID_PARAMETER, in every command, with or without a pinUvAuthParam)",
+                        room: "CTAP 2.1 §6.1.2, §6.2.2 and §6.5.5 judge an unsupported protocol (INVALID_PARAMETER) where it is used; they do not forbid judging it first"),
+        BehaviourSwitch(.behaviour, "credentialManagementWithoutPIN", \.behaviour.credentialManagementWithoutPIN, concern: "judging",
+                        values: CardBehaviour.CredentialManagementWithoutPIN.choices,
+                        summary: "credentialManagement and its preview on a card without a PIN: members (judged as any request) or puatRequired (CTAP2_ERR_PUAT_REQUIRED before anything is read)",
+                        room: "CTAP 2.1 §6.8: every subcommand but the getNext ones needs a pinUvAuthParam, which a card without a PIN cannot verify; the text does not order that against the members' checks"),
     ]
 
     private static let departureSwitches: [BehaviourSwitch] = [
@@ -238,6 +278,14 @@ extension CardProfile {
                         values: "true or false",
                         summary: "credentialManagement deleteCredential of a credential the card does not hold answers CTAP2_OK",
                         room: "CTAP 2.1 §6.8.5 (deleteCredential): a credential that is not found is CTAP2_ERR_NO_CREDENTIALS"),
+        BehaviourSwitch(.departures, "uvmTrailingByte", \.departures.uvmTrailingByte, concern: "CTAP",
+                        values: "true or false",
+                        summary: "makeCredential's authenticator data with the uvm extension's output ends with one stray byte (00) after the extensions map",
+                        room: "WebAuthn §6.1: the authenticator data ends with the extensions map when the ED flag is set; a byte after it is no part of any field"),
+        BehaviourSwitch(.departures, "chainEndsLargeBlobWrite", \.departures.chainEndsLargeBlobWrite, concern: "CTAP",
+                        values: "true or false",
+                        summary: "a request that arrives as an ISO 7816 command chain ends a large-blob write in progress, so a later fragment sent chained answers CTAP1_ERR_INVALID_SEQ",
+                        room: "CTAP 2.1 §6.10.2: the write's expected offset is kept between fragments until another command comes; chaining (ISO/IEC 7816-4 §5.3.3) only carries the fragment"),
     ]
 
     /// The switches set away from their default.
