@@ -32,6 +32,12 @@ public struct CardPageCard: Sendable {
         return JSONValue.object(["card": .int(index + 1), "details": details, "presence": answered]).text
     }
 
+    /// Whether a ``snapshot(_:card:)`` says the card asks the person about each test of presence
+    /// (presence mode `ask`), when a prompt may start at any moment.
+    static func asksForPresence(_ snapshot: String) -> Bool {
+        (try? JSONValue(parsing: snapshot))?["presence"]?["mode"]?.stringValue == "ask"
+    }
+
     /// `answer` without the members that would hand the page a key: `credentials.list` and
     /// `credentials.add` answer a credential's private key, which the page never gets.
     static func withoutSecrets(_ answer: JSONValue) -> JSONValue {

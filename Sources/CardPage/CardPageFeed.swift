@@ -1,3 +1,4 @@
+import POSIXSupport
 import Synchronization
 import POSIXSupport
 import VirtualReader

@@ -24,7 +24,8 @@ import VirtualReader
 ///
 /// Live without polling: each page holds one server-sent event stream; trace rows are pushed as
 /// the card's messages end, and the card's state at most ten times a second (and every
-/// ``heartbeat`` while nothing happens). With no page open, the card pays one atomic load per
+/// ``heartbeat`` while nothing happens, every ``askingPushInterval`` while the card asks the
+/// person about each test of presence). With no page open, the card pays one atomic load per
 /// reader event (``CardPageFeed``).
 public final class CardPageServer: @unchecked Sendable {
     // Sendability: the listener is set in init and closed by the server thread (or by stop or
@@ -41,6 +42,10 @@ public final class CardPageServer: @unchecked Sendable {
     public static let statePushInterval = Duration.milliseconds(100)
     /// How often the state is pushed while nothing changes (and the stream shown alive).
     public static let heartbeat = Duration.seconds(5)
+    /// How often the state is pushed while the card's presence mode is `ask`: a prompt the card
+    /// starts to wait on shows within this (plus the card's answer) even when nothing else tells
+    /// the page (a host held through the wait sends no APDU), and its waiting seconds count up.
+    public static let askingPushInterval = Duration.milliseconds(250)
     /// The most trace rows a page is sent in a second.
     public static let maximumRowsPerSecond = 200
     /// Rows kept to send a page that opens later.
@@ -150,6 +155,8 @@ public final class CardPageServer: @unchecked Sendable {
         var snapshot: ControlChannelPendingRequest?
         var lastPush: ContinuousClock.Instant?
         var lastState: String?
+        /// The last state said the card asks the person about each test of presence.
+        var asking = false
         var history: [TraceRow] = []
         /// This second's rows sent so far, for the rate limit.
         var rowWindow: (start: ContinuousClock.Instant, sent: Int)?
@@ -237,7 +244,7 @@ public final class CardPageServer: @unchecked Sendable {
         for (index, state) in states.enumerated() where feeds[index].subscribers.load(ordering: .relaxed) > 0 {
             if let snapshot = state.snapshot { deadlines.append(snapshot.deadline) }
             guard let last = state.lastPush else { continue }
-            deadlines.append(last + (feeds[index].changed.load(ordering: .relaxed) ? Self.statePushInterval : Self.heartbeat))
+            deadlines.append(last + pushInterval(of: index, state))
         }
         if let resume = admission.resumesAt { deadlines.append(resume) }
         return deadlines.min()
@@ -316,6 +323,7 @@ public final class CardPageServer: @unchecked Sendable {
             if text == nil, now >= snapshot.deadline, case .answered(let late) = snapshot.expire() { text = late }
             if let text {
                 state.lastState = text
+                state.asking = CardPageCard.asksForPresence(text)
                 let event = Self.event("state", text: text)
                 for connection in connections.indices where connections[connection].isStreaming(card: index) {
                     connections[connection].queue(event)
@@ -324,11 +332,18 @@ public final class CardPageServer: @unchecked Sendable {
             if text != nil || now >= snapshot.deadline { state.snapshot = nil }
             return
         }
-        let due = state.lastPush.map { now - $0 >= (feed.changed.load(ordering: .relaxed) ? Self.statePushInterval : Self.heartbeat) } ?? true
+        let due = state.lastPush.map { now - $0 >= pushInterval(of: index, state) } ?? true
         guard due else { return }
         feed.changed.store(false, ordering: .relaxed)
         state.lastPush = now
         state.snapshot = run(on: index, at: now) { CardPageCard.snapshot(viewer, card: index) }
+    }
+
+    /// How long after its last state push card `index`'s next is due: soon after a change,
+    /// often while the card asks about presence, else at the heartbeat.
+    private func pushInterval(of index: Int, _ state: CardState) -> Duration {
+        if feeds[index].changed.load(ordering: .relaxed) { return Self.statePushInterval }
+        return state.asking ? Self.askingPushInterval : Self.heartbeat
     }
 
     /// One server-sent event.

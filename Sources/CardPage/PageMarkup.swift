@@ -47,12 +47,13 @@ enum PageMarkup {
       <label><input type="radio" name="presence" value="decline"> decline</label>
       <label><input type="radio" name="presence" value="ask"> ask each time</label>
     </div>
-    <div id="presence-prompt" hidden>
-      <p id="presence-question"></p>
-      <button id="presence-approve" type="button">Approve</button>
-      <button id="presence-decline" type="button">Decline</button>
+    <p id="presence-note" class="note"></p>
+    <div id="presence-prompt" role="alert" hidden>
+      <p><strong id="presence-question"></strong> <span id="presence-waiting" class="note"></span></p>
+      <button id="presence-approve" type="button" class="primary">Approve</button>
+      <button id="presence-decline" type="button" class="danger">Decline</button>
     </div>
-    <p id="presence-unavailable" class="note" hidden>This serve has no presence control: every request is approved.</p>
+    <p id="presence-unavailable" class="note" hidden>No presence control here: a transcript stand-in answers for this card.</p>
   </section>
   <section id="fault-panel">
     <h2>Faults</h2>

@@ -77,6 +77,7 @@ function renderState(state) {
     ['blocked until power cycle', yesNo(pin.blockedUntilPowerCycle), 'pin-power-blocked'],
     ['forcePINChange', yesNo(info.forcePINChange), 'pin-force-change'], ['min length', info.minPINLength, 'pin-min-length'],
   ]);
+  $('pin-clear').disabled = !pin.isSet;
   renderToken(details.token);
   renderCredentials(details.credentials, status.counter);
   renderFaults(details.faults, details.faultLog);
@@ -136,19 +137,32 @@ function renderFaults(faults, log) {
   $('fault-log').replaceChildren(...log.slice(-5).reverse().map((entry) => el('li', {}, entry.description)));
 }
 
+const presenceNotes = {
+  approve: 'Every test of user presence is approved at once, as a card held in the field is.',
+  decline: 'Every test of user presence is declined: the request fails with CTAP2_ERR_OPERATION_DENIED.',
+  ask: 'Each test of user presence waits here for your answer (30 s at most, then CTAP2_ERR_USER_ACTION_TIMEOUT).',
+};
+
 function renderPresence(presence) {
   $('presence-unavailable').hidden = !!presence;
   for (const input of document.querySelectorAll('input[name=presence]')) {
     input.disabled = !presence;
     input.checked = !!presence && input.value === presence.mode;
   }
+  $('presence-note').textContent = presence ? presenceNotes[presence.mode] || '' : '';
   const pending = presence && presence.pending;
-  $('presence-prompt').hidden = !pending;
-  if (pending) {
-    $('presence-question').textContent = pending.command + (pending.rpId ? ' for ' + pending.rpId : '') +
-      ' waits for a touch (' + Math.round(pending.waitingSeconds) + ' s)';
-    $('presence-prompt').dataset.id = pending.id;
-  }
+  const prompt = $('presence-prompt');
+  prompt.hidden = !pending;
+  if (!pending) { delete prompt.dataset.id; return; }
+  prompt.dataset.id = pending.id;
+  $('presence-question').textContent = pending.command + (pending.rpId ? ' for ' + pending.rpId : '') + ' is waiting for you';
+  $('presence-waiting').textContent = 'waiting ' + Math.floor(pending.waitingSeconds) + ' s';
+}
+
+async function presenceOp(request, done) {
+  const answer = await op(request, done);
+  if (answer.presence) renderPresence(answer.presence);
+  else if (cardState) renderPresence(cardState.presence);
 }
 
 function rowMatches(row) {
@@ -227,11 +241,11 @@ $('pin-form').addEventListener('submit', async (event) => {
 });
 $('pin-clear').addEventListener('click', () => op({ op: 'pin', clear: true }, 'PIN cleared'));
 for (const input of document.querySelectorAll('input[name=presence]')) {
-  input.addEventListener('change', () => op({ op: 'presence', mode: input.value }, 'user presence: ' + input.value));
+  input.addEventListener('change', () => presenceOp({ op: 'presence', mode: input.value }, 'user presence: ' + input.value));
 }
 for (const [id, approve] of [['presence-approve', true], ['presence-decline', false]]) {
-  $(id).addEventListener('click', () => op({ op: 'presence.answer', id: Number($('presence-prompt').dataset.id), approve: approve },
-                                           approve ? 'approved' : 'declined'));
+  $(id).addEventListener('click', () => presenceOp({ op: 'presence.answer', id: Number($('presence-prompt').dataset.id), approve: approve },
+                                                   approve ? 'approved' : 'declined'));
 }
 $('credential-form').addEventListener('submit', async (event) => {
   event.preventDefault();

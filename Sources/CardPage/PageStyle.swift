@@ -29,6 +29,7 @@ header button, header .button { background: #1f2937; color: #f9fafb; border-colo
 button:hover, .button:hover { border-color: var(--accent); }
 button.primary { background: var(--accent); color: #fff; border-color: var(--accent); }
 button.danger { color: var(--bad); }
+button:disabled { opacity: .45; cursor: default; border-color: #c7ccd6; }
 input, select { font: inherit; padding: .28rem .5rem; border: 1px solid #c7ccd6; border-radius: 6px; min-width: 0; }
 form { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; margin-top: .4rem; }
 .note { color: var(--muted); font-size: .85rem; }
@@ -39,6 +40,8 @@ th { color: var(--muted); font-weight: 500; font-size: .85rem; }
 .rp small { color: var(--muted); font-weight: 400; }
 .empty { color: var(--muted); font-style: italic; }
 #presence-prompt { border: 2px solid var(--warn); border-radius: 8px; padding: .5rem .8rem; margin-top: .5rem; background: #fff8eb; }
+#presence-prompt p { margin: 0 0 .5rem; }
+#presence-modes label { margin-right: .8rem; white-space: nowrap; }
 #faults li { margin: .2rem 0; }
 .tools { display: flex; gap: .4rem; margin-bottom: .5rem; }
 .tools input { flex: 1; }

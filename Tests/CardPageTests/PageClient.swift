@@ -131,3 +131,43 @@ struct PageTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// A page's event stream, read event by event.
+final class PageStream {
+    let page: PageFixture
+    let fd: Int32
+    private var buffer = ""
+
+    init(_ page: PageFixture) throws {
+        self.page = page
+        fd = try page.openStream()
+    }
+
+    func close() { page.hangUp(fd) }
+
+    /// The next `state` event (its data) for which `matches` holds, skipping the others; nil when
+    /// none comes within `within`.
+    func nextState(within: Duration = .seconds(5), _ matches: (JSONValue) -> Bool) -> JSONValue? {
+        let deadline = ContinuousClock.now + within
+        while true {
+            while let end = buffer.range(of: "\n\n") {
+                let event = String(buffer[..<end.lowerBound])
+                buffer.removeSubrange(..<end.upperBound)
+                let lines = event.split(separator: "\n")
+                guard lines.contains("event: state"), let data = lines.first(where: { $0.hasPrefix("data: ") }),
+                      let state = try? JSONValue(parsing: String(data.dropFirst("data: ".count))) else { continue }
+                if matches(state) { return state }
+            }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return nil }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            guard poll(&poller, 1, milliseconds) >= 0 else { return nil }
+            if poller.revents == 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = recv(fd, &chunk, chunk.count, 0)
+            guard count > 0 else { return nil }
+            buffer += String(decoding: chunk[..<count], as: UTF8.self)
+        }
+    }
+}

@@ -298,6 +298,164 @@ def test_a_fault_armed_from_the_page_acts(ui_card, browser):
     wait(browser, lambda d: css(d, "#faults li.empty"), "the once-only fault gone")
 
 
+def choose_presence(driver, served, mode: str):
+    """Picks `mode` in the page's presence selector; the card (ctl status) is in it."""
+    css(driver, f'input[name=presence][value="{mode}"]')[0].click()
+    wait(driver, lambda d: d.execute_script(
+        f"return document.querySelector('input[name=presence][value=\"{mode}\"]').checked"), f"presence mode {mode} chosen")
+    deadline = time.monotonic() + 5
+    while control(served, {"op": "status"})["presence"]["mode"] != mode:
+        assert time.monotonic() < deadline, f"the card never took presence mode {mode}"
+        time.sleep(0.05)
+
+
+def prompt_shown(driver) -> bool:
+    return driver.execute_script("return !document.getElementById('presence-prompt').hidden")
+
+
+def in_background(work):
+    """Runs `work` on a thread; (thread, outcome: {"result": …} or {"error": …})."""
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["result"] = work()
+        except Exception as error:  # noqa: BLE001 - a CtapError, or the card going away (PC/SC)
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def wait_for_prompt(driver, served, thread) -> dict:
+    """The card's pending prompt once ctl sees it, and the page shows it within a second after."""
+    deadline = time.monotonic() + 10
+    while (pending := control(served, {"op": "presence"})["presence"]["pending"]) is None:
+        assert thread.is_alive(), "the request ended without waiting for presence"
+        assert time.monotonic() < deadline, f"no presence prompt came:\n{served.stderr()}"
+        time.sleep(0.02)
+    seen = time.monotonic()
+    while not prompt_shown(driver):
+        assert time.monotonic() - seen < 1.0, "the waiting request's prompt did not reach the page within a second"
+        time.sleep(0.02)
+    return pending
+
+
+def denied_make_credential(device):
+    with pytest.raises(CtapError) as denied:
+        Ctap2(device).make_credential(hashlib.sha256(b"presence").digest(), {"id": "example.com"},
+                                      {"id": b"user", "name": "alice"}, [{"type": "public-key", "alg": -7}])
+    return denied.value.code
+
+
+def test_presence_declined_from_the_page_denies_the_request(ui_card, browser):
+    open_page(browser, ui_card)
+    assert control(ui_card, {"op": "status"})["presence"]["mode"] == "approve"
+    assert browser.execute_script("return document.querySelector('input[name=presence][value=approve]').checked")
+    choose_presence(browser, ui_card, "decline")
+    assert "CTAP2_ERR_OPERATION_DENIED" in text(browser, "presence-note")
+    device = ui_card.device()
+    try:
+        assert denied_make_credential(device) == CtapError.ERR.OPERATION_DENIED
+    finally:
+        device.close()
+    wait(browser, lambda d: css(d, '#trace .row[data-command="authenticatorMakeCredential"][data-status="CTAP2_ERR_OPERATION_DENIED"]'),
+         "the denied makeCredential")
+    assert not prompt_shown(browser), "decline answers at once: no prompt"
+    assert control(ui_card, {"op": "credentials.list"})["credentials"] == []
+    assert still_the_same_page(browser)
+
+
+def test_a_request_waits_for_approve_on_the_page(ui_card, browser):
+    """In ask mode a python-fido2 registration waits on the card; its prompt appears on the page
+    without a reload, Approve lets it finish, and the prompt goes."""
+    open_page(browser, ui_card)
+    choose_presence(browser, ui_card, "ask")
+    rp = support.server()
+    device = ui_card.device()
+    try:
+        def register():
+            options, state = rp.register_begin(support.user(), resident_key_requirement="required", user_verification="discouraged")
+            return rp.register_complete(state, support.client(device).make_credential(options["publicKey"]))
+
+        thread, outcome = in_background(register)
+        pending = wait_for_prompt(browser, ui_card, thread)
+        assert pending["command"] == "makeCredential" and pending["rpId"] == "example.com"
+        assert text(browser, "presence-question") == "makeCredential for example.com is waiting for you"
+        assert browser.find_element("id", "presence-prompt").get_attribute("data-id") == str(pending["id"])
+        wait(browser, lambda d: text(d, "presence-waiting") == "waiting 1 s", "the seconds it has waited counting up")
+        assert thread.is_alive(), "python-fido2 waits while nobody answers"
+        assert control(ui_card, {"op": "credentials.list"})["credentials"] == []
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SCREENSHOTS / "test_a_request_waits_for_approve_on_the_page-prompt.png"))
+        browser.find_element("id", "presence-approve").click()
+        thread.join(timeout=10)
+        assert "result" in outcome, outcome
+        registered = outcome["result"].credential_data
+    finally:
+        device.close()
+    wait(browser, lambda d: not prompt_shown(d), "the prompt gone once answered")
+    assert control(ui_card, {"op": "presence"})["presence"] == {"mode": "ask", "pending": None}
+    listed = control(ui_card, {"op": "credentials.list"})["credentials"]
+    assert [c["idHex"] for c in listed] == [registered.credential_id.hex()]
+    wait(browser, lambda d: css(d, '#credentials .credential[data-rp="example.com"]'), "the new credential")
+    assert still_the_same_page(browser)
+
+
+def test_decline_on_the_prompt_denies_the_request(ui_card, browser):
+    open_page(browser, ui_card)
+    choose_presence(browser, ui_card, "ask")
+    device = ui_card.device()
+    try:
+        thread, outcome = in_background(lambda: denied_make_credential(device))
+        pending = wait_for_prompt(browser, ui_card, thread)
+        assert text(browser, "presence-question") == "makeCredential for example.com is waiting for you"
+        browser.find_element("id", "presence-decline").click()
+        thread.join(timeout=10)
+        assert outcome.get("result") == CtapError.ERR.OPERATION_DENIED, outcome
+    finally:
+        device.close()
+    wait(browser, lambda d: not prompt_shown(d), "the prompt gone once answered")
+    wait(browser, lambda d: css(d, '#trace .row[data-command="authenticatorMakeCredential"][data-status="CTAP2_ERR_OPERATION_DENIED"]'),
+         "the declined makeCredential")
+    # The answered prompt is no longer there to answer: the control socket refuses it too.
+    assert control(ui_card, {"op": "presence.answer", "id": pending["id"], "approve": True}) == {
+        "ok": False, "error": f"no presence prompt {pending['id']} is pending"}
+    assert control(ui_card, {"op": "credentials.list"})["credentials"] == []
+    assert still_the_same_page(browser)
+
+
+def test_the_pin_cleared_from_the_page(ui_card, browser):
+    open_page(browser, ui_card)
+    assert not browser.find_element("id", "pin-clear").is_enabled(), "nothing to clear on a blank card"
+    browser.find_element("id", "pin-new").send_keys(PIN)
+    browser.find_element("id", "pin-set-button").click()
+    wait(browser, lambda d: text(d, "pin-set") == "yes", "the PIN set")
+    device = ui_card.device()
+    try:
+        # A wrong PIN spends a retry, so that the clear is seen to put the retries back.
+        with pytest.raises(CtapError) as wrong:
+            ClientPin(Ctap2(device)).get_pin_token("000000")
+        assert wrong.value.code == CtapError.ERR.PIN_INVALID
+    finally:
+        device.close()
+    wait(browser, lambda d: text(d, "pin-retries") == "7", "a retry spent")
+    assert control(ui_card, {"op": "status"})["pin"]["isSet"] is True
+    browser.find_element("id", "pin-clear").click()
+    wait(browser, lambda d: text(d, "pin-set") == "no", "no PIN")
+    assert text(browser, "pin-retries") == "8"
+    assert not browser.find_element("id", "pin-clear").is_enabled()
+    pin = control(ui_card, {"op": "status"})["pin"]
+    assert pin["isSet"] is False and pin["retries"] == 8
+    device = ui_card.device()
+    try:
+        assert Ctap2(device).get_info().options["clientPin"] is False
+    finally:
+        device.close()
+    assert still_the_same_page(browser)
+
+
 # -- from Python: refusals and the traffic -------------------------------------------------------
 
 
