@@ -82,20 +82,15 @@ struct VirtualCardTests {
         #expect(card.credentials.count == 1)
     }
 
-    /// A clock that a test moves by hand.
-    final class HandClock {
-        var now = CardInstant.seconds(500)
-    }
-
     @Test("a card made with a clock is powered at its now and reads it for every input")
     func clock() throws {
-        let clock = HandClock()
-        let card = try VirtualCard(clock: { clock.now })
+        let clock = ManualCardClock(now: .seconds(500))
+        let card = try VirtualCard(clock: clock.read)
         #expect(card.clock() == .seconds(500))
         // The reset window (10 s) counts from the power-up at 500 s: no power cycle needed.
         clock.now = .seconds(509)
         #expect(card.send(.reset).status == .ok)
-        let late = try VirtualCard(clock: { clock.now })
+        let late = try VirtualCard(clock: clock.read)
         clock.now = .seconds(520)
         #expect(late.send(.reset).status == .notAllowed, "11 s after its power-up at 509 s")
     }

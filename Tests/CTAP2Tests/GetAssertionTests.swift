@@ -1,3 +1,4 @@
+import ArculusCard
 import CBOR
 import CTAP2
 import CardCrypto
@@ -114,19 +115,19 @@ struct GetAssertionTests {
     @Test("getNextAssertion state expires 30 s after the last assertion")
     func nextExpires() throws {
         let client = try TestClient()
-        let clock = ManualClock()
+        let clock = ManualCardClock()
         client.authenticator.use(clock)
         for index in 1...3 { _ = try client.makeCredential(userId: [UInt8(index)], rk: true) }
         _ = try client.assert()
-        clock.now += 25
+        clock.advance(by: .seconds(25))
         _ = try client.getNextAssertion()
-        clock.now += 25  // 50 s after getAssertion, 25 s after the last getNextAssertion: the timer restarted
+        clock.advance(by: .seconds(25))  // 50 s after getAssertion, 25 s after the last getNextAssertion: the timer restarted
         _ = try client.getNextAssertion()
 
         _ = try client.assert()
-        clock.now += 30.5
+        clock.advance(by: .milliseconds(30_500))
         #expect(client.send(CTAPByte.getNextAssertion).status == .notAllowed)
-        clock.now -= 10
+        clock.advance(by: .seconds(-10))
         #expect(client.send(CTAPByte.getNextAssertion).status == .notAllowed, "the state was discarded")
     }
 

@@ -1,3 +1,4 @@
+import ArculusCard
 import CBOR
 import CTAP2
 import Testing
@@ -30,15 +31,15 @@ struct ResetTests {
     @Test("reset is allowed within 10 s of power-up, NOT_ALLOWED after")
     func window() throws {
         let client = try TestClient()
-        let clock = ManualClock()
+        let clock = ManualCardClock()
         client.authenticator.use(clock)
         try client.setPIN()
-        clock.now += 10.5
+        clock.advance(by: .milliseconds(10_500))
         #expect(client.send(CTAPByte.reset).status == .notAllowed)
         #expect(client.authenticator.state.isPINSet)
 
         client.powerCycle()
-        clock.now += 9
+        clock.advance(by: .seconds(9))
         #expect(client.send(CTAPByte.reset).status == .ok)
         #expect(!client.authenticator.state.isPINSet)
     }

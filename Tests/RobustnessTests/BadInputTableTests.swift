@@ -35,12 +35,12 @@ enum ExpectedAnswer: Sendable, CustomStringConvertible {
 /// python-fido2 does.
 struct BadInputContext {
     let card: VirtualCard
-    let clock = TestClock()
+    let clock = ManualCardClock()
     let platform: PlatformClient
 
     init(profile: CardProfile) throws {
         let clock = clock
-        card = try makeCard(profile, clock: { clock.now })
+        card = try makeCard(profile, clock: clock.read)
         let card = card
         platform = PlatformClient(send: { card.ctapThroughFront($0) })
     }

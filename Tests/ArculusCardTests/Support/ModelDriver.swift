@@ -68,7 +68,7 @@ struct ModelDriver: CardDriver {
 /// A ``VirtualCard`` on a clock the test sets, from its power-up on.
 struct VirtualCardDriver: CardDriver {
     let card: VirtualCard
-    private let clock = Clock()
+    private let clock = ManualCardClock(now: .origin)
 
     /// The card `make` makes with the test's clock (powered at `now`).
     init(now: CardInstant = .origin, _ make: (_ clock: @escaping () -> CardInstant) throws -> VirtualCard) rethrows {
@@ -86,9 +86,6 @@ struct VirtualCardDriver: CardDriver {
 
     func powerCycle() { card.powerCycle() }
 
-    private final class Clock {
-        var now = CardInstant.origin
-    }
 }
 
 /// The APDUs of the NFC binding the drivers send.

@@ -10,8 +10,8 @@ final class AuthenticatorUnderTest {
     let storage: CardStorage
     /// Asked whenever the card needs evidence of user presence.
     var userPresence: () -> Bool = { true }
-    /// Seconds on the card's clock.
-    var clock: () -> Double = { 1_000 }
+    /// The card's clock (a test moves it with ``use(_:)`` and a `ManualCardClock`).
+    var clock: () -> CardInstant = { .seconds(1_000) }
 
     init(profile: CardProfile, storage: CardStorage, attestation: AttestationIdentity,
          enterpriseAttestation: AttestationIdentity? = nil) throws {
@@ -29,7 +29,7 @@ final class AuthenticatorUnderTest {
     /// The time, and the person's answer: undecided, so that a command that tests presence stops
     /// and the driver asks ``userPresence`` (once, when the command asks) and runs it again.
     private func environment(_ presence: UserPresence = .undecided) -> CommandEnvironment {
-        CommandEnvironment(now: .seconds(clock()), presence: presence)
+        CommandEnvironment(now: clock(), presence: presence)
     }
 
     /// The person's answer, asked now.
@@ -67,8 +67,8 @@ final class AuthenticatorUnderTest {
         return finish(outcome)
     }
 
-    func powerOn() { authenticator.powerOn(at: .seconds(clock())) }
-    func powerOff() { authenticator.powerOff(at: .seconds(clock())) }
+    func powerOn() { authenticator.powerOn(at: clock()) }
+    func powerOff() { authenticator.powerOff(at: clock()) }
 
     private func finish(_ outcome: U2FCommandOutcome) -> U2FResult {
         guard write(outcome.changes) else { return .wrongData }

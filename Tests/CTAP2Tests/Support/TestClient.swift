@@ -276,16 +276,10 @@ func aaguidBytes(_ text: String) throws -> [UInt8] {
     return bytes
 }
 
-/// A clock the tests move by hand.
-final class ManualClock {
-    var now: Double
-    init(_ now: Double = 1_000) { self.now = now }
-}
-
 extension AuthenticatorUnderTest {
     /// Replaces the clock with `clock` and powers the card up at its current time.
-    func use(_ clock: ManualClock) {
-        self.clock = { clock.now }
+    func use(_ clock: ManualCardClock) {
+        self.clock = clock.read
         powerOff()
         powerOn()
     }

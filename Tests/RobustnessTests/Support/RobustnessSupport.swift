@@ -63,8 +63,3 @@ func makeCard(_ profile: CardProfile = .arculusFIDO21, frontOptions: CardFront.O
                     clock: clock)
 }
 
-/// A clock a test moves by hand.
-final class TestClock {
-    var now: CardInstant
-    init(_ now: CardInstant = .seconds(1_000)) { self.now = now }
-}

@@ -1,3 +1,4 @@
+import ArculusCard
 import CBOR
 import CTAP2
 import Testing
@@ -14,8 +15,8 @@ struct Defect01TokenStateTests {
     }
 
     /// A card with a PIN on the test clock, and a non-discoverable credential made before the PIN.
-    static func card() throws -> (clock: ManualClock, client: TestClient, credential: MadeCredential) {
-        let clock = ManualClock()
+    static func card() throws -> (clock: ManualCardClock, client: TestClient, credential: MadeCredential) {
+        let clock = ManualCardClock()
         let client = try TestClient()
         client.authenticator.use(clock)
         let made = try client.makeCredential()
@@ -55,11 +56,11 @@ struct Defect01TokenStateTests {
     func initialUsageTimeLimit(pinProtocol: PlatformPIN) throws {
         let (clock, client, made) = try Self.card()
         let early = try Self.gaToken(client, pinProtocol)
-        clock.now += 19.7
+        clock.advance(by: .milliseconds(19_700))
         #expect(try client.assert(allowList: [made.id], token: early).authData.uv, "still in use just before the limit")
 
         let late = try Self.gaToken(client, pinProtocol)
-        clock.now += 19.8
+        clock.advance(by: .milliseconds(19_800))
         let request = TestClient.getAssertionRequest(allowList: [made.id], token: late)
         #expect(client.getAssertion(request).status == .pinAuthInvalid)
         #expect(client.getAssertion(request).status == .pinAuthInvalid, "and it stays so")
@@ -71,11 +72,11 @@ struct Defect01TokenStateTests {
         let (clock, client, made) = try Self.card()
         let token = try Self.gaToken(client, pinProtocol)
         let silent: CBORMap = ["up": false]  // a use with no presence leaves the permissions (§6.2.2 step 9)
-        clock.now += 1
+        clock.advance(by: .seconds(1))
         #expect(try client.assert(allowList: [made.id], options: silent, token: token).authData.uv)
-        clock.now += 598.9
+        clock.advance(by: .milliseconds(598_900))
         #expect(try client.assert(allowList: [made.id], options: silent, token: token).authData.uv, "599.9 s after issue")
-        clock.now += 0.1
+        clock.advance(by: .milliseconds(100))
         let request = TestClient.getAssertionRequest(allowList: [made.id], options: silent, token: token)
         #expect(client.getAssertion(request).status == .pinAuthInvalid, "600 s after issue")
     }
