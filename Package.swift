@@ -53,7 +53,7 @@ let package = Package(
         // of the authenticator data that carries one: what card side, host side and transcripts
         // share of COSE and WebAuthn's byte formats, beside the wire vocabulary (whose flags it reads).
         .target(name: "COSE", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
-        .target(name: "CTAP2", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire"]),
+        .target(name: "CTAP2", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "ISO7816", dependencies: ["FIDOWire"]),
         .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "COSE", "CardCrypto", "FIDOWire",

@@ -84,7 +84,9 @@ public final class ReplayCard: TranscriptCard {
             card = try VirtualCard(imageAt: copy, profile: chosenProfile, frontOptions: front, entropy: entropy)
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
-            throw ReplaySetupError("cannot open the card image \(imagePath): \(error)")
+            // The copy is the replay's own scratch file: the user knows the image by its name.
+            let described = (error as? CardImageError).map { CardImageError(path: imagePath, reason: $0.reason) } ?? error
+            throw ReplaySetupError("cannot open the card image \(imagePath): \(described)")
         }
         self.folder = folder
     }

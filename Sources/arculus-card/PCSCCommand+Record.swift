@@ -1,6 +1,7 @@
 import FIDOWire
 import Foundation
 import PCSC
+import POSIXSupport
 import Transcript
 
 /// `pcsc record`: APDUs to the card, written as a transcript.
@@ -12,6 +13,7 @@ extension PCSCCommand {
         if let from = options.value("--from") {
             guard apdus.isEmpty else { throw UsageError("give the APDUs as arguments or with --from, not both") }
             apdus = try readAPDUs(from)
+            guard !apdus.isEmpty else { throw UsageError("--from: \(from) holds no APDU (one hex APDU a line)") }
         }
         guard !apdus.isEmpty else { throw UsageError("record needs at least one APDU (arguments or --from FILE)") }
 
@@ -39,9 +41,9 @@ extension PCSCCommand {
     private static func readAPDUs(_ path: String) throws -> [[UInt8]] {
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            text = try InputFile.text(path)
         } catch {
-            throw UsageError("--from: cannot read \(path): \(error.localizedDescription)")
+            throw UsageError("--from: cannot read \(path): \(error.reason)")
         }
         var apdus: [[UInt8]] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

@@ -212,14 +212,9 @@ final class ServeReadiness: Sendable {
     private func giveUpOnMissingCards() {
         let missing = state.withLock { state in state.finished ? [] : state.cards.filter { $0.announced == nil } }
         guard !missing.isEmpty else { return }
-        var waited = ""
-        if let wait {
-            let (seconds, attoseconds) = wait.components
-            let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-            waited = milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
-        }
+        let waited = wait?.secondsText ?? ""
         for card in missing {
-            Console.error("arculus-card serve: \(Self.reason(card)); gave up after \(waited) s (--wait-for-reader)")
+            Console.error("arculus-card serve: \(Self.reason(card)); gave up after \(waited) (--wait-for-reader)")
         }
         end(status: ExitStatus.unavailable)
     }

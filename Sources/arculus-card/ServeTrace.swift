@@ -13,6 +13,16 @@ enum ServeTrace {
         return "the reader on port \(endpoint.port)"
     }
 
+    /// What serve says when the card leaves the reader: why, once (a tap's reason already says the
+    /// card was taken off).
+    static func offReaderLine(_ reason: VPCDBridge.DisconnectReason) -> String {
+        switch reason {
+        case .removeAndTap(let delay): "card off the reader, tapping it again in \(delay.secondsText)"
+        case .heldOffReader: "card off the reader until it is put back ('insert')"
+        default: "card off the reader: \(reason)"
+        }
+    }
+
     /// Whether the driver at `endpoint` is on this machine (its readers named in this machine's
     /// configuration, its pcscd the one libpcsclite reaches).
     static func isLocal(_ endpoint: VPCDEndpoint) -> Bool {
@@ -36,7 +46,7 @@ enum ServeTrace {
             case .disconnected(let reason):
                 formatter.withLock { $0.reset() }
                 guard reason != .stopped, let times = repeats.withLock({ $0.shouldSay(reason) }) else { break }
-                Console.error(prefix + "card off the reader: \(reason)" + (times > 1 ? " (\(times) times in a row)" : ""))
+                Console.error(prefix + offReaderLine(reason) + (times > 1 ? " (\(times) times in a row)" : ""))
             case .powerOn, .powerOff, .reset:
                 formatter.withLock { $0.reset() }
                 repeats.withLock { $0 = RepeatedReason() }
