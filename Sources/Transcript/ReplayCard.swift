@@ -23,12 +23,11 @@ public final class ReplayCard: TranscriptCard {
     ///   - profile: overrides `@profile` (name or path, relative to the working directory).
     ///   - cardImage: overrides `@image` with this card image file (copied, not changed).
     public init(transcript: Transcript, baseDirectory: String?, profile: String? = nil, cardImage: String? = nil) throws(ReplaySetupError) {
-        let profileReference = profile ?? transcript.header(KnownHeader.profile.rawValue)
+        let choice = ReplayProfileChoice(transcript: transcript, given: profile)
         let chosenProfile: CardProfile?
-        if let profileReference {
-            let resolved = profile != nil ? profileReference
-                : (CardProfile.builtIn.contains { $0.name == profileReference } ? profileReference
-                   : Transcript.resolve(profileReference, relativeTo: baseDirectory))
+        if choice.source != .assumed {
+            let resolved = choice.source == .given || CardProfile.builtIn.contains(where: { $0.name == choice.reference })
+                ? choice.reference : Transcript.resolve(choice.reference, relativeTo: baseDirectory)
             do {
                 chosenProfile = try CardProfile.named(resolved)
             } catch {

@@ -18,14 +18,17 @@ extension PCSCCommand {
         guard !apdus.isEmpty else { throw UsageError("record needs at least one APDU (arguments or --from FILE)") }
 
         let (reader, card) = try connect(options)
+        let profile = try recordedProfile(options, card: card, reader: reader, output: output)
         try card.reconnect(disposition: .unpower)
         try card.beginTransaction()
         defer { try? card.endTransaction() }
-        var transcript = Transcript(headers: [
+        var transcript = Transcript(headers: profile.reference.map { [Transcript.Header("profile", $0)] } ?? [])
+        transcript.headers += [
             Transcript.Header("source", "pcsc reader \(reader)"),
             Transcript.Header("atr", Hex.string(try card.atr)),
             Transcript.Header("date", ISO8601DateFormatter().string(from: Date())),
-        ], entries: [.event(.powerOn)])
+        ]
+        transcript.entries = [.event(.powerOn)]
         for apdu in apdus {
             Console.output("> \(Hex.string(apdu))")
             let response = try exchange(apdu, with: card, followingChain: options.flag("--follow-chaining")) { command, answer in
@@ -34,6 +37,7 @@ extension PCSCCommand {
             Console.output("< \(Hex.string(response))")
         }
         try transcript.write(toFile: output)
+        Console.error(profile.said)
         Console.error("wrote \(transcript.exchanges.count) exchange(s) with the card in \(reader) to \(output)")
         return ExitStatus.success
     }
