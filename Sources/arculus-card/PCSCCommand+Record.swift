@@ -16,6 +16,7 @@ extension PCSCCommand {
             guard !apdus.isEmpty else { throw UsageError("--from: \(from) holds no APDU (one hex APDU a line)") }
         }
         guard !apdus.isEmpty else { throw UsageError("record needs at least one APDU (arguments or --from FILE)") }
+        _ = try options.profile("--profile")  // checked before the card is reached
 
         let (reader, card) = try connect(options)
         let profile = try recordedProfile(options, card: card, reader: reader, output: output)

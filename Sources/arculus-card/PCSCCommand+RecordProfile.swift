@@ -16,7 +16,6 @@ extension PCSCCommand {
     static func recordedProfile(_ options: CommandLineOptions, card: PCSCCard, reader: String,
                                 output: String) throws -> (reference: String?, said: String) {
         if let given = options.value("--profile") {
-            _ = try options.profile("--profile")
             let reference = CardProfile.builtInNames.contains(given) ? given : Transcript.relativePath(of: given, fromFolderOf: output)
             return (reference, "@profile \(reference): given with --profile")
         }

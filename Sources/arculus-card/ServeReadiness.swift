@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import POSIXSupport
 import Synchronization
 import VirtualReader
@@ -85,11 +80,11 @@ final class ServeReadiness: Sendable {
         let thread = try? POSIXThread.start { [self] in
             ReaderCheck.wakePCSC()
             guard let wait else { return }
-            Self.sleep(until: started.advanced(by: wait))
+            POSIX.sleep(for: ContinuousClock.now.duration(to: started.advanced(by: wait)))
             // A card pcscd has just powered gets its check's time before it is judged.
             let grace = ContinuousClock.now.advanced(by: Self.checkTimeout + .milliseconds(500))
             while state.withLock({ $0.cards.contains { $0.announced == nil && $0.checking } }), ContinuousClock.now < grace {
-                Self.sleep(until: ContinuousClock.now.advanced(by: .milliseconds(50)))
+                POSIX.sleep(for: .milliseconds(50))
             }
             giveUpOnMissingCards()
         }
@@ -122,8 +117,9 @@ final class ServeReadiness: Sendable {
                 state.cards[index].connected = false
                 state.cards[index].lastDisconnect = reason
             case .atr where state.cards[index].reader == nil, .powerOn:
-                // No reader name to ask PC/SC about: the driver's first poll of this connection (it
-                // is not one the driver keeps waiting) is all there is to go by.
+                // pcscd's power-on of this connection starts a check; with no reader name to ask
+                // PC/SC about, the driver's first poll of it (it is not one the driver leaves
+                // waiting) is all there is to go by.
                 let card = state.cards[index]
                 guard card.connected, card.poweredConnection != card.connection, !state.finished else { return .nothing }
                 state.cards[index].poweredConnection = card.connection
@@ -258,14 +254,4 @@ final class ServeReadiness: Sendable {
         return "no vpcd driver answers at \(endpoint)\(why): is pcscd running with vsmartcard-vpcd?"
     }
 
-    /// Sleeps until `deadline`.
-    private static func sleep(until deadline: ContinuousClock.Instant) {
-        while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return }
-            let (seconds, attoseconds) = left.components
-            var time = timespec(tv_sec: Int(min(seconds, 3600)), tv_nsec: Int(attoseconds / 1_000_000_000))
-            _ = nanosleep(&time, nil)
-        }
-    }
 }

@@ -103,6 +103,8 @@ struct FileArgumentSweepTests {
         .init(name: "sdk --profile", arguments: ["sdk", "info", "--card-image", "{work}/new.img", "--profile", "@@"], role: .input(.profile)),
         .init(name: "pcsc --from", arguments: ["pcsc", "record", "--from", "@@", "--output", "{work}/r.transcript", "--reader", "nowhere"],
               role: .input(.apdus), accepts: [.truncated]),
+        .init(name: "pcsc --profile", arguments: ["pcsc", "record", "--profile", "@@", "--output", "{work}/r.transcript", "--reader",
+                                                  "nowhere", "00A4040000"], role: .input(.profile)),
         .init(name: "pcsc --output", arguments: ["pcsc", "record", "--output", "@@", "--reader", "nowhere", "00A4040000"], role: .output,
               reachesCardFirst: true),
         .init(name: "pcsc --base", arguments: ["pcsc", "capture-profile", "--output", "{work}/p.json", "--base", "@@", "--reader", "nowhere"],
