@@ -124,8 +124,9 @@ final class ServeReadiness: Sendable {
                 guard card.connected, card.poweredConnection != card.connection, !state.finished else { return .nothing }
                 state.cards[index].poweredConnection = card.connection
                 guard card.reader != nil else {
-                    let line = "card on vpcd port \(card.endpoint.port) (\(card.endpoint)); no reader is configured for the port "
-                        + "here to confirm it through PC/SC"
+                    let line = "card on vpcd port \(card.endpoint.port) (\(card.endpoint)); "
+                        + (ServeTrace.isLocal(card.endpoint) ? "no reader is configured for the port here to confirm it through PC/SC"
+                                                             : "the driver is on another host: no pcscd here to confirm it")
                     return Self.announce(line, card: index, in: &state) ? .allReady : .nothing
                 }
                 state.cards[index].checking = true
@@ -250,8 +251,8 @@ final class ServeReadiness: Sendable {
                 + "\(first.port)-\(last.port) (slots \(Int(first.port) - Int(VPCDEndpoint.basePort))-\(Int(last.port) - Int(VPCDEndpoint.basePort))); "
                 + "'./setup.sh --readers N' configures more"
         }
-        let why = card.waitReason.map { " (\($0))" } ?? ""
-        return "no vpcd driver answers at \(endpoint)\(why): is pcscd running with vsmartcard-vpcd?"
+        let why = card.waitReason.map { ": \($0)" } ?? ""
+        return "no vpcd driver answers at \(endpoint)\(why) (is pcscd running with vsmartcard-vpcd?)"
     }
 
 }
