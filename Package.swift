@@ -3,6 +3,18 @@
 // system libraries (libcrypto through pkg-config `openssl`).
 import PackageDescription
 
+// libpcsclite. On Linux a C target of headers and the library (Debian's libpcsclite-dev puts both
+// at the default paths): asking pkg-config, as a system library target does, brings the -pthread of
+// libpcsclite.pc's Cflags, which SwiftPM refuses from a package (every build of this package and
+// of every package depending on it warned "prohibited flag(s): -pthread"), for nothing the build
+// needs. Elsewhere (macOS with Homebrew's pcsc-lite) pkg-config gives the paths.
+#if os(Linux)
+let pcscLite: Target = .target(name: "CPCSCLite")
+#else
+let pcscLite: Target = .systemLibrary(name: "CPCSCLite", path: "Sources/CPCSCLite/pkgconfig", pkgConfig: "libpcsclite",
+                                      providers: [.apt(["libpcsclite-dev"]), .brew(["pcsc-lite"])])
+#endif
+
 let package = Package(
     name: "ArculusCardEmulator",
     // What the code's APIs need on Apple's systems: Mutex (Synchronization) macOS 15 / iOS 18,
@@ -33,11 +45,7 @@ let package = Package(
             // macOS: Homebrew's openssl@3 (PKG_CONFIG_PATH=$(brew --prefix openssl@3)/lib/pkgconfig).
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
-        .systemLibrary(
-            name: "CPCSCLite",
-            pkgConfig: "libpcsclite",
-            providers: [.apt(["libpcsclite-dev"]), .brew(["pcsc-lite"])]
-        ),
+        pcscLite,
         .target(name: "CardCrypto", dependencies: ["COpenSSL"]),
         // The system calls made in loops (EINTR, short writes), sleeping and threads: written once.
         .target(name: "POSIXSupport"),
@@ -53,7 +61,7 @@ let package = Package(
         // of the authenticator data that carries one: what card side, host side and transcripts
         // share of COSE and WebAuthn's byte formats, beside the wire vocabulary (whose flags it reads).
         .target(name: "COSE", dependencies: ["CBOR", "CardCrypto", "FIDOWire"]),
-        .target(name: "CTAP2", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire"]),
+        .target(name: "CTAP2", dependencies: ["CBOR", "COSE", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "ISO7816", dependencies: ["FIDOWire"]),
         .target(name: "ArculusCard", dependencies: ["CTAP2", "ISO7816", "CBOR", "CardCrypto", "FIDOWire", "POSIXSupport"]),
         .target(name: "Transcript", dependencies: ["ArculusCard", "ISO7816", "CTAP2", "CBOR", "COSE", "CardCrypto", "FIDOWire",

@@ -1,5 +1,6 @@
 import Foundation
 import JSONSupport
+import POSIXSupport
 
 extension Fingerprint {
     /// The fingerprint as a JSON value.
@@ -37,13 +38,13 @@ extension Fingerprint {
 
     /// Reads a fingerprint file at `path`.
     public init(path: String) throws(FingerprintError) {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes = try InputFile.read(path)
         } catch {
-            throw .unreadable(file: path, reason: (error as NSError).localizedDescription)
+            throw .unreadable(file: path, reason: error.reason)
         }
-        try self.init(data: data, name: path)
+        try self.init(data: Data(bytes), name: path)
     }
 
     /// Refuses a fingerprint of another battery version than this build runs (what the

@@ -142,8 +142,10 @@ public struct FingerprintDiff: Equatable, Sendable {
         }
     }
 
-    private static func milliseconds(_ value: Double) -> String {
-        value >= 10 ? "\(Int(value.rounded())) ms" : "\((value * 100).rounded() / 100) ms"
+    /// `302 ms`, `1.5 ms`; below 1 ms in whole microseconds (`40 µs`), never `0.0 ms`.
+    static func milliseconds(_ value: Double) -> String {
+        if value < 1 { return "\(max(1, Int((value * 1000).rounded()))) µs" }
+        return value >= 10 ? "\(Int(value.rounded())) ms" : "\((value * 100).rounded() / 100) ms"
     }
 }
 

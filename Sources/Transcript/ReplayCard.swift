@@ -23,12 +23,11 @@ public final class ReplayCard: TranscriptCard {
     ///   - profile: overrides `@profile` (name or path, relative to the working directory).
     ///   - cardImage: overrides `@image` with this card image file (copied, not changed).
     public init(transcript: Transcript, baseDirectory: String?, profile: String? = nil, cardImage: String? = nil) throws(ReplaySetupError) {
-        let profileReference = profile ?? transcript.header(KnownHeader.profile.rawValue)
+        let choice = ReplayProfileChoice(transcript: transcript, given: profile)
         let chosenProfile: CardProfile?
-        if let profileReference {
-            let resolved = profile != nil ? profileReference
-                : (CardProfile.builtIn.contains { $0.name == profileReference } ? profileReference
-                   : Transcript.resolve(profileReference, relativeTo: baseDirectory))
+        if choice.source != .assumed {
+            let resolved = choice.source == .given || CardProfile.builtIn.contains(where: { $0.name == choice.reference })
+                ? choice.reference : Transcript.resolve(choice.reference, relativeTo: baseDirectory)
             do {
                 chosenProfile = try CardProfile.named(resolved)
             } catch {
@@ -84,7 +83,9 @@ public final class ReplayCard: TranscriptCard {
             card = try VirtualCard(imageAt: copy, profile: chosenProfile, frontOptions: front, entropy: entropy)
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
-            throw ReplaySetupError("cannot open the card image \(imagePath): \(error)")
+            // The copy is the replay's own scratch file: the user knows the image by its name.
+            let described = (error as? CardImageError).map { CardImageError(path: imagePath, reason: $0.reason) } ?? error
+            throw ReplaySetupError("cannot open the card image \(imagePath): \(described)")
         }
         self.folder = folder
     }

@@ -1,4 +1,3 @@
-import Foundation
 import POSIXSupport
 
 extension Transcript {
@@ -20,13 +19,13 @@ extension Transcript {
 
     /// The text of the file at `path`.
     static func text(ofFileAt path: String) throws(TranscriptFileError) -> String {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes = try InputFile.read(path)
         } catch {
-            throw TranscriptFileError(path: path, reason: "cannot read: \(error.localizedDescription)")
+            throw TranscriptFileError(path: path, reason: "cannot read: \(error.reason)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw TranscriptFileError(path: path, reason: "not UTF-8 text")
         }
         return text

@@ -60,7 +60,11 @@ extension Transcript {
                 transcript.append(.event(event), line: lineNumber)
             case ">":
                 guard let bytes = hexBytes(body), !bytes.isEmpty else {
-                    throw TranscriptError(line: lineNumber, message: "command is not hex bytes")
+                    // The last line, cut in the middle of a byte: the file was cut short.
+                    let cut = lineNumber == lineCount && hexBytes(body + "0") != nil
+                    throw TranscriptError(line: lineNumber, message: cut
+                        ? "command cut short: the file ends in the middle of a byte"
+                        : "command is not hex bytes")
                 }
                 seenEntry = true
                 pendingCommand = (bytes, note, lineNumber)
@@ -83,7 +87,9 @@ extension Transcript {
             }
         }
         if let command = pendingCommand {
-            throw TranscriptError(line: command.line, message: "command without a response")
+            // A file that ends on the command's own line, without its line break, was cut there.
+            let cut = command.line == lineCount && !(text.hasSuffix("\n") || text.hasSuffix("\r\n"))
+            throw TranscriptError(line: command.line, message: "command without a response" + (cut ? ": the file ends on it (cut short?)" : ""))
         }
         if validation == .complete { try transcript.validate(requiringFormatHeader: true) }
         return transcript

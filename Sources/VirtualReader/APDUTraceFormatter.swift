@@ -272,9 +272,12 @@ public struct APDUTraceFormatter: Sendable {
         return Hex.string(bytes, separator: " ")
     }
 
-    /// Milliseconds with two decimals.
+    /// Milliseconds with two decimals from 1 ms up; whole microseconds below (never `0.00 ms`).
     static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
+        if seconds == 0, attoseconds < 1_000_000_000_000_000 {
+            return "\(max(1, attoseconds / 1_000_000_000_000)) µs"
+        }
         let hundredths = seconds * 100_000 + attoseconds / 10_000_000_000_000
         let whole = hundredths / 100
         let fraction = hundredths % 100

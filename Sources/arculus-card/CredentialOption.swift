@@ -4,6 +4,7 @@ import CardCrypto
 import FIDOWire
 import Foundation
 import JSONSupport
+import POSIXSupport
 import VirtualReader
 
 /// `--credential SPEC` (for `image` and `ctl`): a credential to put on a card. SPEC is either
@@ -53,8 +54,11 @@ enum CredentialOption {
     static func parse(_ spec: String) throws(UsageError) -> [CredentialParameters] {
         if spec.hasPrefix("@") {
             let path = String(spec.dropFirst())
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw UsageError("--credential: cannot read \(path)")
+            let text: String
+            do {
+                text = try InputFile.text(path)
+            } catch {
+                throw UsageError("--credential: cannot read \(path): \(error.reason)")
             }
             return try json(text, from: path)
         }
@@ -80,7 +84,9 @@ enum CredentialOption {
         do throws(JSONValue.ParseError) {
             value = try JSONValue(parsing: text)
         } catch {
-            throw UsageError("--credential: \(error)\(source)")
+            // The excerpt on one line: a file of another kind may hold anything.
+            let start = String(error.excerpt.prefix(40)).debugDescription
+            throw UsageError("--credential: \(path ?? "the value") is not JSON: it starts \(start)")
         }
         let objects = value.arrayValue ?? [value]
         var credentials: [CredentialParameters] = []
@@ -153,8 +159,11 @@ enum CredentialOption {
 
     /// `key=PEM-FILE`: an unencrypted private key of any algorithm CardCrypto has.
     private static func privateKey(file path: String) throws(UsageError) -> CredentialPrivateKey {
-        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw UsageError("--credential: cannot read the key file '\(path)'")
+        let pem: String
+        do {
+            pem = try InputFile.text(path, limit: 1 << 20)
+        } catch {
+            throw UsageError("--credential: cannot read the key file '\(path)': \(error.reason)")
         }
         guard let key = try? CredentialPrivateKey(pemPKCS8: pem) else {
             throw UsageError("--credential: \(path) is not an unencrypted private key in PEM (PKCS#8, or SEC 1 for P-256)")

@@ -19,9 +19,28 @@ extension PCSCCommand {
         let (reader, card) = try connect(options)
         try card.beginTransaction()
         defer { try? card.endTransaction() }
+        let (capture, dropped, clamped) = try capturedProfile(of: card, in: reader, base: base, strict: options.flag("--strict"))
+        try NewFile.replace(output, with: Array(capture.profile.jsonData()), mode: 0o644)
+        _ = try CardProfile.load(path: output)
+        for feature in dropped { Console.error("dropped: \(DisplayText.escaped(feature))") }
+        for field in clamped { Console.error("clamped: \(DisplayText.escaped(field))") }
+        if !capture.fromBase.isEmpty {
+            Console.error("not reported by the card, taken from \(DisplayText.escaped(base.name)): \(capture.fromBase.joined(separator: ", "))")
+        }
+        let versions = DisplayText.escaped(capture.profile.versions.joined(separator: ", "))
+        Console.output("wrote profile \(capture.profile.name) (\(versions), AAGUID \(capture.profile.aaguid)) to \(output)")
+        Console.error("the profile holds the card's identity only (getInfo, SELECT answer, ATR): for its behaviour too, "
+                      + "'arculus-card pcsc probe' then 'arculus-card probe profile'")
+        return ExitStatus.success
+    }
+
+    /// The profile of the card in `reader` (ATR, SELECT answer, getInfo over `base`): servable,
+    /// with what was dropped and clamped to make it so (in its description too), or, with
+    /// `strict`, refused when anything would be.
+    static func capturedProfile(of card: PCSCCard, in reader: String, base: CardProfile,
+                                strict: Bool) throws -> (capture: ProfileCapture, dropped: [String], clamped: [String]) {
         let atr = try card.atr
         let (selectAnswer, info, reported) = try identity(of: card, in: reader)
-
         var capture = ProfileCapture(base: base)
         try capture.apply(info, reported: reported)
         capture.profile.selectResponse = selectAnswer
@@ -30,7 +49,7 @@ extension PCSCCommand {
         capture.profile.description = "Captured from \(reader)"
         var (dropped, clamped): ([String], [String]) = ([], [])
         do {
-            if options.flag("--strict") {
+            if strict {
                 try capture.profile.validate()
             } else {
                 (dropped, clamped) = try capture.makeServable(reported: reported)
@@ -44,18 +63,7 @@ extension PCSCCommand {
         if !clamped.isEmpty {
             capture.profile.description += "; clamped to what the emulator serves: " + clamped.joined(separator: "; ")
         }
-        try NewFile.replace(output, with: Array(capture.profile.jsonData()), mode: 0o644)
-        _ = try CardProfile.load(path: output)
-        for feature in dropped { Console.error("dropped: \(DisplayText.escaped(feature))") }
-        for field in clamped { Console.error("clamped: \(DisplayText.escaped(field))") }
-        if !capture.fromBase.isEmpty {
-            Console.error("not reported by the card, taken from \(DisplayText.escaped(base.name)): \(capture.fromBase.joined(separator: ", "))")
-        }
-        let versions = DisplayText.escaped(capture.profile.versions.joined(separator: ", "))
-        Console.output("wrote profile \(capture.profile.name) (\(versions), AAGUID \(capture.profile.aaguid)) to \(output)")
-        Console.error("the profile holds the card's identity only (getInfo, SELECT answer, ATR): for its behaviour too, "
-                      + "'arculus-card pcsc probe' then 'arculus-card probe profile'")
-        return ExitStatus.success
+        return (capture, dropped, clamped)
     }
 
     /// SELECT's answer and getInfo, typed and as the card sent it: ``AuthenticatorInfo`` keeps

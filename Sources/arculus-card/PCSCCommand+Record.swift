@@ -1,6 +1,7 @@
 import FIDOWire
 import Foundation
 import PCSC
+import POSIXSupport
 import Transcript
 
 /// `pcsc record`: APDUs to the card, written as a transcript.
@@ -12,18 +13,23 @@ extension PCSCCommand {
         if let from = options.value("--from") {
             guard apdus.isEmpty else { throw UsageError("give the APDUs as arguments or with --from, not both") }
             apdus = try readAPDUs(from)
+            guard !apdus.isEmpty else { throw UsageError("--from: \(from) holds no APDU (one hex APDU a line)") }
         }
         guard !apdus.isEmpty else { throw UsageError("record needs at least one APDU (arguments or --from FILE)") }
+        _ = try options.profile("--profile")  // checked before the card is reached
 
         let (reader, card) = try connect(options)
+        let profile = try recordedProfile(options, card: card, reader: reader, output: output)
         try card.reconnect(disposition: .unpower)
         try card.beginTransaction()
         defer { try? card.endTransaction() }
-        var transcript = Transcript(headers: [
+        var transcript = Transcript(headers: profile.reference.map { [Transcript.Header("profile", $0)] } ?? [])
+        transcript.headers += [
             Transcript.Header("source", "pcsc reader \(reader)"),
             Transcript.Header("atr", Hex.string(try card.atr)),
             Transcript.Header("date", ISO8601DateFormatter().string(from: Date())),
-        ], entries: [.event(.powerOn)])
+        ]
+        transcript.entries = [.event(.powerOn)]
         for apdu in apdus {
             Console.output("> \(Hex.string(apdu))")
             let response = try exchange(apdu, with: card, followingChain: options.flag("--follow-chaining")) { command, answer in
@@ -32,6 +38,7 @@ extension PCSCCommand {
             Console.output("< \(Hex.string(response))")
         }
         try transcript.write(toFile: output)
+        Console.error(profile.said)
         Console.error("wrote \(transcript.exchanges.count) exchange(s) with the card in \(reader) to \(output)")
         return ExitStatus.success
     }
@@ -39,9 +46,9 @@ extension PCSCCommand {
     private static func readAPDUs(_ path: String) throws -> [[UInt8]] {
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            text = try InputFile.text(path)
         } catch {
-            throw UsageError("--from: cannot read \(path): \(error.localizedDescription)")
+            throw UsageError("--from: cannot read \(path): \(error.reason)")
         }
         var apdus: [[UInt8]] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

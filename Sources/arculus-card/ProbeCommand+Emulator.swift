@@ -46,14 +46,23 @@ extension ProbeCommand {
     /// `probe fixtures [--dir DIR] [--check]`.
     static func fixtures(_ options: CommandLineOptions) throws -> Int32 {
         let directory = options.value("--dir") ?? "Fixtures/fingerprints"
+        if options.flag("--check"), (try? POSIX.status(atPath: directory))??.kind != .directory {
+            let hint = options.value("--dir") == nil ? " (run it in the repository, or give --dir)" : ""
+            Console.error("arculus-card probe: the fixtures are not there: \(directory) is no directory\(hint)")
+            return ExitStatus.failure
+        }
         var stale: [String] = []
         for profile in CardProfile.builtIn {
             let path = "\(directory)/\(profile.name).fingerprint.json"
             let (fingerprint, _) = try probeInProcess(profile, writes: true, timing: false,
                                                       source: "the emulator (in process), profile \(profile.name)")
             if options.flag("--check") {
-                let kept = try? String(contentsOfFile: path, encoding: .utf8)
-                if kept != fingerprint.text { stale.append(path) }
+                do {
+                    if try InputFile.text(path) != fingerprint.text { stale.append(path) }
+                } catch {
+                    Console.error("\(path): \(error.reason)")
+                    stale.append(path)
+                }
             } else {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 try NewFile.replace(path, with: Array(fingerprint.text.utf8), mode: 0o644)

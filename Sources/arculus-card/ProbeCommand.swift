@@ -1,6 +1,7 @@
 import ArculusCard
 import CardProbe
 import Foundation
+import POSIXSupport
 
 /// `arculus-card probe`: compare fingerprints (`diff`), run the battery against the emulator
 /// loaded with a card's fingerprint (`--emulate`) or a profile (`--profile`), and rewrite the
@@ -129,11 +130,13 @@ enum ProbeCommand: Subcommand {
     static func rules(_ options: CommandLineOptions) throws -> DiffRules {
         guard let path = options.value("--rules") else { return DiffRules() }
         // Read to the end rather than by the file's size, so that a pipe (`--rules <(…)`) reads too.
-        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data(),
-              let text = String(data: data, encoding: .utf8) else {
-            throw BadProbeInput("cannot read rules file \(path)")
+        let bytes: [UInt8]
+        do {
+            bytes = try InputFile.read(path)
+        } catch {
+            throw BadProbeInput("cannot read rules file \(path): \(error.reason)")
         }
-        try? handle.close()
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw BadProbeInput("rules file \(path) is not UTF-8 text") }
         return try BadProbeInput.reading { () throws(DiffRulesError) in try DiffRules(text: text, name: path) }
     }
 

@@ -26,6 +26,8 @@ enum ReplayCommand: Subcommand {
                            replayed this way: the replay stops there and says the transcript needs
                            a seed.
 
+            Which profile the card was made with, and whether it was @profile, --profile or assumed
+            (a transcript without @profile replays against \(CardProfile.default.name)), is said on stderr.
             On success it prints 'N exchanges replayed, all matched'. On the first difference it prints
             the transcript line, the command, the first differing field (e.g. response.authData{2}.flags)
             and both responses in CBOR diagnostic notation, and exits with status 1.
@@ -67,6 +69,8 @@ enum ReplayCommand: Subcommand {
             }
         }
         let result = try replay.run()
+        let choice = ReplayProfileChoice(transcript: transcript, given: card.profileArgument)
+        Console.error("arculus-card replay: against \(choice)" + (choice.source == .assumed ? " (--profile names the card's)" : ""))
         for note in result.notes { Console.error("note: \(note)") }
         if let mismatch = result.mismatch {
             Console.output(mismatch.description)

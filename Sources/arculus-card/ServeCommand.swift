@@ -18,6 +18,7 @@ enum ServeCommand: Subcommand {
         CommandDeclaration(
             usage: ["arculus-card serve [--card FILE]... | [--cards N] [--profile NAME|FILE] [--vpcd HOST:PORT] [--slot N]",
                     "                   [--busy-first] [--tap-delay SECONDS] [--pid-file FILE] [--verbose]",
+                    "                   [--wait-for-reader SECONDS|forever] [--ready-file FILE]",
                     "                   [--seed HEX] [--record FILE] | --stand-in FILE",
                     "                   [--control PATH | --no-control] [--control-timeout SECONDS]",
                     "                   [--timing off|realistic] [--ui [127.0.0.1:PORT]]"],
@@ -56,7 +57,16 @@ enum ServeCommand: Subcommand {
                 .valued("--tap-delay", "SECONDS", "How long the card stays off the reader on SIGUSR1. Default 1.",
                         "Keep it at 0.5 or more: pcscd polls every 0.4 s and misses a",
                         "shorter absence."),
-                .valued("--pid-file", "FILE", "Write the process id to FILE (removed on exit)."),
+                .valued("--pid-file", "FILE", "Write the process id to FILE at start (removed on exit), for signals",
+                        "even to a serve still waiting for its reader."),
+                .valued("--ready-file", "FILE", "Write FILE once every card is on its reader (see OUTPUT): the",
+                        "'card present on …' lines, one per card (removed on exit)."),
+                .valued("--wait-for-reader", "SECONDS", "How long the cards may take to come onto their readers the first",
+                        "time (default 5; 'forever' waits as long as it takes, for a pcscd",
+                        "that is still to start). Past it serve ends with one line saying",
+                        "why (no reader configured on the port, another card on the",
+                        "reader, no driver answering) and status 69. Later removals and",
+                        "pcscd restarts are waited out for ever."),
                 .flag("--verbose", "Trace every APDU to stderr: hex, and for CTAP the command name and",
                       "CBOR in diagnostic notation (PIN/UV material and keys abbreviated)."),
                 .valued("--seed", "HEX", "A deterministic card: every random value (card secrets, keys,",
@@ -72,7 +82,8 @@ enum ServeCommand: Subcommand {
                         "FILE.image for replay, and FILE must be new."),
                 .valued("--stand-in", "FILE", "No emulated card: the transcript FILE answers as the card, each",
                         "expected request with its recorded response; requests that do not",
-                        "match are reported on stderr and answered 7F (CTAP) / 6F00."),
+                        "match are reported on stderr and answered 7F (CTAP) / 6F00. The",
+                        "recorded signatures verify only for the recorded challenges."),
                 .valued("--control", "PATH", "The control socket that 'arculus-card ctl' (or any program writing",
                         "JSON lines to it) uses to steer the card while it runs: tap,",
                         "remove/insert, faults, PIN, counter, credentials, timing. A Unix",
@@ -106,9 +117,12 @@ enum ServeCommand: Subcommand {
                 """),
                 .init(title: "OUTPUT", body: """
                   stdout               'control channel at <path>' once per card, then 'card present on
-                                       <reader> (<host:port>)' each time a card is put on the reader; the
-                                       reader's name comes from /etc/reader.conf.d ('the reader on port N'
-                                       when no entry there has the port).
+                                       <reader> (<host:port>)' each time a card is put on the reader, once
+                                       pcscd lists it there and an application can connect to it (serve
+                                       asks through PC/SC); the reader's name comes from /etc/reader.conf.d.
+                                       Where that cannot be asked, 'card on vpcd port N (<host:port>); …'
+                                       says why: no pcscd reachable to confirm it, or no reader configured
+                                       for the port here.
                   stderr               State changes (waiting for the driver, card removed, and the
                                        control requests that move the card: 'control: remove: …'), every
                                        injected fault as it acts ('! fault injected: …') and, with
@@ -117,10 +131,15 @@ enum ServeCommand: Subcommand {
                                        cannot be made ends serve at once, status 1, with one line
                                        'arculus-card serve: no control channel: …'.
                 """),
+                .init(title: "EXIT STATUS", body: """
+                  0 stopped by SIGINT/SIGTERM; 1 the card, its control socket or a file cannot be made; 64 a bad
+                  command line; 69 a card did not come onto its reader within --wait-for-reader.
+                """),
                 .init(title: "EXAMPLES", body: """
                   arculus-card serve --card ~/arculus.card
                   arculus-card serve --slot 1 --profile arculus-fido2 --verbose
                   kill -USR1 $(cat /run/arculus.pid)    # with --pid-file /run/arculus.pid
+                  arculus-card serve --ready-file ready & until [ -e ready ]; do sleep 0.1; done
                   arculus-card serve --slot 1 --control ~/card.sock --timing realistic
                   arculus-card serve --card a.img --card b.img --card c.img --card d.img   # 4 readers
                   arculus-card ctl --slot 3 status       # the card on the 4th reader
@@ -150,12 +169,16 @@ enum ServeCommand: Subcommand {
             }
         }
         defer { pidFile?.remove() }
-        return serve(cards, options)
+        let readiness = ServeReadiness(endpoints: cards.indices.map(options.endpoint(ofCard:)), wait: options.waitForReader,
+                                       readyFile: options.readyFile)
+        defer { readiness.finish() }
+        let status = serve(cards, options, readiness)
+        return readiness.exitStatus ?? status
     }
 
     /// Serves `cards` on their readers until SIGINT/SIGTERM, each card with a bridge (a thread)
     /// and a control channel of its own.
-    private static func serve(_ cards: [ServedCard], _ options: ServeOptions) -> Int32 {
+    private static func serve(_ cards: [ServedCard], _ options: ServeOptions, _ readiness: ServeReadiness) -> Int32 {
         var bridges: [VPCDBridge] = []
         var controlChannels: [ControlChannel] = []
         defer { for channel in controlChannels { channel.stop() } }
@@ -164,7 +187,8 @@ enum ServeCommand: Subcommand {
             let endpoint = options.endpoint(ofCard: index)
             let label = cards.count > 1 ? ServeTrace.readerName(for: endpoint) : nil
             let bridge = VPCDBridge(card: card.readerCard, endpoint: endpoint,
-                                    trace: ServePage.trace(ServeTrace.hook(endpoint: endpoint, verbose: options.verbose, label: label),
+                                    trace: ServePage.trace(ServeTrace.hook(endpoint: endpoint, verbose: options.verbose, label: label,
+                                                                           readiness: { readiness.observe($0, card: index) }),
                                                            feed: pageFeeds?[index]))
             card.attach(to: bridge)
             do {
@@ -197,6 +221,7 @@ enum ServeCommand: Subcommand {
                 if number == SIGUSR1 { bridge.removeAndTap(after: delay) } else { bridge.stop() }
             }
         }
+        readiness.start { for bridge in all { bridge.stop() } }
         for bridge in bridges.dropFirst() { bridge.start() }
         bridges[0].run()
         for bridge in bridges.dropFirst() {

@@ -17,6 +17,11 @@ struct ServeOptions {
     var timing: TimingProfile
     var tapDelay: Duration
     var pidFile: String?
+    /// `--ready-file FILE`: written once every card is on its reader.
+    var readyFile: String?
+    /// `--wait-for-reader`: how long the cards may take to come onto their readers the first
+    /// time (default 5 s); nil (`forever`) waits for ever.
+    var waitForReader: Duration?
     var verbose: Bool
     /// `--control PATH`, the default socket, or none (`--no-control`). A socket that cannot be
     /// made is an error either way.
@@ -85,6 +90,16 @@ struct ServeOptions {
         }
         busyFirst = options.flag("--busy-first")
         pidFile = options.value("--pid-file")
+        readyFile = options.value("--ready-file")
+        switch options.value("--wait-for-reader") {
+        case "forever": waitForReader = nil
+        case nil: waitForReader = .seconds(5)
+        case let text?:
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+                throw UsageError("--wait-for-reader wants seconds (above 0, at most 3600) or 'forever', not '\(text)'")
+            }
+            waitForReader = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
         verbose = options.flag("--verbose")
     }
 

@@ -31,4 +31,6 @@ enum ExitStatus {
     static let success: Int32 = 0
     static let failure: Int32 = 1
     static let usage: Int32 = 64
+    /// EX_UNAVAILABLE: what the command needs is not there (serve: a card did not come onto its reader).
+    static let unavailable: Int32 = 69
 }

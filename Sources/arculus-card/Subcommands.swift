@@ -30,6 +30,7 @@ enum Subcommands {
         SUBCOMMANDS:
         \(list)
           \("help".padding(width))  Show the help of a subcommand: arculus-card help <subcommand>
+          \("version".padding(width))  Show the tool's version (also --version)
 
         Run 'arculus-card <subcommand> --help' for a subcommand's options.
         """
@@ -44,6 +45,13 @@ enum Subcommands {
         switch first {
         case "-h", "--help":
             Console.output(overview)
+            return ExitStatus.success
+        case "--version", "version":
+            guard arguments.count == 1 else {
+                Console.error("arculus-card \(first): takes no arguments")
+                return ExitStatus.usage
+            }
+            Console.output(ToolVersion.text)
             return ExitStatus.success
         case "help":
             guard arguments.count > 1 else {

@@ -1,5 +1,6 @@
 import Foundation
 import ArculusCard
+import POSIXSupport
 import Transcript
 import VirtualReader
 
@@ -54,8 +55,15 @@ enum TranscriptCommand: Subcommand {
             return check(Array(options.positionals.dropFirst()))
         case "import-pcsc-spy":
             guard options.positionals.count == 2 else { throw UsageError("'import-pcsc-spy' takes one LOG file") }
-            let log = try String(contentsOfFile: options.positionals[1], encoding: .utf8)
-            let transcript = try Transcript.importPCSCSpy(log, reader: options.value("--reader"))
+            let path = options.positionals[1]
+            let transcript: Transcript
+            do {
+                transcript = try Transcript.importPCSCSpy(try InputFile.text(path), reader: options.value("--reader"))
+            } catch let error as InputFileError {
+                throw TranscriptError(line: nil, message: "cannot read the pcsc-spy log: \(error.reason)", file: path)
+            } catch let error as TranscriptError {
+                throw TranscriptError(line: error.line, message: error.message, file: path)
+            }
             if let output = options.value("--output") {
                 try transcript.write(toFile: output)
                 Console.error("wrote \(transcript.exchanges.count) exchanges to \(output)")

@@ -22,4 +22,26 @@ struct ServeOptionsTests {
             try ServeOptions(["--control-timeout", "soon"])
         }
     }
+
+    @Test("--wait-for-reader: 5 s unless given, 'forever' for no bound; --ready-file")
+    func readinessOptions() throws {
+        let defaults = try ServeOptions([])
+        #expect(defaults.waitForReader == .seconds(5))
+        #expect(defaults.readyFile == nil)
+        #expect(try ServeOptions(["--wait-for-reader", "forever"]).waitForReader == nil)
+        #expect(try ServeOptions(["--wait-for-reader", "2.5"]).waitForReader == .milliseconds(2500))
+        #expect(try ServeOptions(["--ready-file", "/run/ready"]).readyFile == "/run/ready")
+        for refused in ["0", "-1", "3601", "never", ""] {
+            #expect(throws: UsageError("--wait-for-reader wants seconds (above 0, at most 3600) or 'forever', not '\(refused)'")) {
+                try ServeOptions(["--wait-for-reader", refused])
+            }
+        }
+    }
+
+    @Test("a wait is said in seconds to the millisecond")
+    func secondsText() {
+        #expect(Duration.seconds(5).secondsText == "5 s")
+        #expect(Duration.milliseconds(1500).secondsText == "1.5 s")
+        #expect(Duration.milliseconds(250).secondsText == "0.25 s")
+    }
 }

@@ -71,7 +71,7 @@ struct ProfileLimitsTests {
     func loadRefuses(testCase: Case) throws {
         let directory = try TemporaryDirectory("ProfileLimits")
         let path = try Self.file(testCase, in: directory)
-        #expect(throws: ProfileError.invalid("hostile", testCase.reason)) { _ = try CardProfile.load(path: path) }
+        #expect(throws: ProfileError.invalid("\(path) (named 'hostile')", testCase.reason)) { _ = try CardProfile.load(path: path) }
         #expect(ProfileError.invalid("hostile", testCase.reason).description == "profile hostile is invalid: \(testCase.reason)")
     }
 

@@ -59,6 +59,17 @@ struct FingerprintDiffTests {
         #expect(try FingerprintDiff(Self.fingerprint([:], timing: fast), Self.fingerprint([:])).notCompared == ["timing: only the first was timed"])
     }
 
+    @Test("a round trip below 1 ms is said in microseconds, never 0.0 ms")
+    func timingBelowAMillisecond() throws {
+        let fast = ["getInfo": TimingSummary(count: 6, p50: 0.004, p90: 0.0004)]
+        let slow = ["getInfo": TimingSummary(count: 6, p50: 40, p90: 41)]
+        let diff = try FingerprintDiff(Self.fingerprint([:], timing: fast), Self.fingerprint([:], timing: slow))
+        #expect(diff.differences.map { $0.sentence(Self.labels) } == [
+            "getInfo round trip, median: your card 4 µs, the emulator 40 ms",
+            "getInfo round trip, 90th percentile: your card 1 µs, the emulator 41 ms",
+        ])
+    }
+
     @Test("ignore rules accept a path and everything below it, with * and ?")
     func ignore() throws {
         let rules = try DiffRules(text: "# known\nignore card/atr\nignore probes/write.*/answer/body/attStmt\n", name: "r")

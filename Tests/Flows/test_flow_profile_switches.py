@@ -30,10 +30,10 @@ BAD = [
     ({"behaviour": {"notSelected": "9000"}},
      "cannot read profile {file}: behaviour.notSelected: 9000 is not a value it takes (it takes an error status word"),
     ({"behaviour": {"u2fUnlisted": "versionOnly"}},
-     "profile arculus-fido21 is invalid: behaviour.u2fUnlisted and versions: versionOnly describes a card whose "
+     "profile {file} (named 'arculus-fido21') is invalid: behaviour.u2fUnlisted and versions: versionOnly describes a card whose "
      "versions lack U2F_V2; this one lists it"),
     ({"behaviour": {"signatureCounter": "zero", "signatureCounterStep": 3}},
-     "profile arculus-fido21 is invalid: behaviour.signatureCounterStep and behaviour.signatureCounter: "
+     "profile {file} (named 'arculus-fido21') is invalid: behaviour.signatureCounterStep and behaviour.signatureCounter: "
      "a counter that is always 0 has no step"),
 ]
 

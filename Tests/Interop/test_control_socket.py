@@ -28,7 +28,8 @@ import pytest
 
 from conftest import _binary, _serve, _unavailable
 
-# A port with no vpcd driver: serve keeps waiting for it, and its control channel works meanwhile.
+# A port with no vpcd driver: serve (--wait-for-reader forever) keeps waiting for it, and its control
+# channel works meanwhile.
 NO_DRIVER = "127.0.0.1:39997"
 NO_DRIVER_PORT = 39997
 REFUSED_BYTES = "the impostor received nothing"
@@ -97,7 +98,7 @@ class Serve:
     """`arculus-card serve` on a port with no driver, its stdout and stderr read as they come."""
 
     def __init__(self, env: dict, *arguments: str):
-        self.process = subprocess.Popen([str(_binary()), "serve", "--vpcd", NO_DRIVER, *arguments],
+        self.process = subprocess.Popen([str(_binary()), "serve", "--vpcd", NO_DRIVER, "--wait-for-reader", "forever", *arguments],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()

@@ -2,8 +2,8 @@
 on card images reached through links, in a directory another user can write, as a user who may
 not write them, and on files that are not card images.
 
-No reader is needed: serve is pointed at a loopback port nothing listens on (it keeps waiting
-for the driver) and its card is reached through its control socket. Tests that plant another
+No reader is needed: serve is pointed at a loopback port nothing listens on (with
+--wait-for-reader forever it keeps waiting for the driver) and its card is reached through its control socket. Tests that plant another
 user's files run as root (CI does) and use `nobody`.
 
 Findings (security review) these hold fixed: a card image's lock was a sibling FILE.lock, so
@@ -52,7 +52,7 @@ def refused(done: subprocess.CompletedProcess, command: str, message: str):
 
 
 def unused_loopback_port() -> int:
-    """A loopback port nothing listens on (serve keeps waiting for a driver there)."""
+    """A loopback port nothing listens on (serve --wait-for-reader forever keeps waiting for a driver there)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -66,7 +66,7 @@ class Serve:
         self.control = folder / "control.sock"
         self.stderr_path = folder / "serve.stderr"
         self.process = subprocess.Popen(
-            [str(_binary()), "serve", "--card", image, "--vpcd", f"127.0.0.1:{unused_loopback_port()}",
+            [str(_binary()), "serve", "--card", image, "--vpcd", f"127.0.0.1:{unused_loopback_port()}", "--wait-for-reader", "forever",
              "--control", str(self.control), *extra],
             cwd=folder, stdout=subprocess.DEVNULL, stderr=open(self.stderr_path, "wb"),
             preexec_fn=(lambda: os.umask(umask)) if umask is not None else None)

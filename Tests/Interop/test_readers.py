@@ -81,7 +81,8 @@ class FakeDriver:
 
 def test_a_port_without_a_reader_entry_is_named_by_its_port(tmp_path):
     """serve used to compute the name from the port (35963 + slot) and printed e.g.
-    'Virtual PCD 00 ED' for port 36200."""
+    'Virtual PCD 00 ED' for port 36200. With no reader name, PC/SC cannot be asked whether the
+    card is there: the line says the card is on the port, and why it is not confirmed."""
     if not _binary().exists():
         pytest.skip(f"no arculus-card binary at {_binary()}")
     driver = FakeDriver()
@@ -90,7 +91,8 @@ def test_a_port_without_a_reader_entry_is_named_by_its_port(tmp_path):
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert driver.poll().startswith(b"\x3b"), "an ATR"
-        assert process.stdout.readline().strip() == f"card present on the reader on port {driver.port} (127.0.0.1:{driver.port})"
+        assert process.stdout.readline().strip() == (f"card on vpcd port {driver.port} (127.0.0.1:{driver.port}); no reader is "
+                                                     "configured for the port here to confirm it through PC/SC")
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=10)
@@ -230,7 +232,7 @@ def test_remove_says_until_put_back(pcsc_reader, tmp_path):
             while "card off the reader" not in served.stderr():
                 assert time.monotonic() < deadline, served.stderr()
                 time.sleep(0.05)
-            assert "card off the reader: card taken off the reader until it is put back ('insert')" in served.stderr()
+            assert "card off the reader until it is put back ('insert')" in served.stderr()
             assert "tapping again" not in served.stderr()
             subprocess.run([str(_binary()), "ctl", "--control", str(control), "insert"], check=True, capture_output=True)
             served.wait_present(2)

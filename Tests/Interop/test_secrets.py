@@ -279,7 +279,7 @@ def test_bridge_uses_another_host_only_when_given(tmp_path):
     binary = _binary_or_skip()
     # TEST-NET-1 (RFC 5737): routable nowhere, so the bridge keeps trying and we can watch it.
     process = subprocess.Popen([str(binary), "serve", "--card", str(tmp_path / "remote.img"), "--vpcd", "192.0.2.1:35964",
-                                "--no-control"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                "--no-control", "--wait-for-reader", "forever"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 8
         seen: set[tuple[str, int]] = set()

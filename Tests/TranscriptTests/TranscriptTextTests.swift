@@ -109,6 +109,9 @@ struct TranscriptTextTests {
         ("> 00A4\n> 00\n", 2, "expected the response ('<') to the command on line 1"),
         ("> 00A4\n! power-off\n", 2, "expected the response ('<') to the command on line 1"),
         ("! power-on\n> 00A4  # the end\n", 2, "command without a response"),
+        ("@format 1\n> 00A404000", 2, "command cut short: the file ends in the middle of a byte"),
+        ("@format 1\n> 00A404000\n< 9000\n", 2, "command is not hex bytes"),
+        ("@format 1\n> 00A40400", 2, "command without a response: the file ends on it (cut short?)"),
         ("x marks the spot\n", 1, "unknown line kind 'x' (expected #, @, !, > or <)"),
         ("@seed zz\n", 1, "@seed is not hex bytes"),
         ("@seed\n", 1, "@seed is not hex bytes"),
@@ -151,13 +154,15 @@ struct TranscriptTextTests {
         #expect(Transcript.relativePath(of: path, fromFolderOf: transcript) == expected)
     }
 
-    @Test("load names the file it cannot read")
-    func loadMissing() {
+    @Test("load names the file it cannot read, in the user's terms (no Foundation error text)")
+    func loadMissing() throws {
         let path = "/nonexistent/x.transcript"
-        var reason = ""
-        do { _ = try Data(contentsOf: URL(fileURLWithPath: path)) } catch { reason = "cannot read: \(error.localizedDescription)" }
-        #expect(throws: TranscriptFileError(path: path, reason: reason)) {
+        #expect(throws: TranscriptFileError(path: path, reason: "cannot read: there is no such file")) {
             try Transcript.load(path: path)
+        }
+        let folder = FileManager.default.temporaryDirectory.path
+        #expect(throws: TranscriptFileError(path: folder, reason: "cannot read: it is a directory, not a file")) {
+            try Transcript.load(path: folder)
         }
     }
 }

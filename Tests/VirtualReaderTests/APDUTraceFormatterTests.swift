@@ -1,5 +1,5 @@
 import Testing
-import VirtualReader
+@testable import VirtualReader
 
 @Suite("APDU trace formatter")
 struct APDUTraceFormatterTests {
@@ -11,9 +11,19 @@ struct APDUTraceFormatterTests {
         #expect(lines == [
             "> NFCCTAP_MSG 80 10 80 00  (1 bytes)",
             "  authenticatorGetInfo",
-            "< (13 bytes) 9000 success  (0.12 ms)",
+            "< (13 bytes) 9000 success  (120 µs)",
             "  CTAP2_OK {1: [\"FIDO_2_0\"]}",
         ])
+    }
+
+    @Test("the time: whole microseconds below 1 ms (never 0.00 ms), milliseconds with two decimals above")
+    func elapsedTime() {
+        #expect(APDUTraceFormatter.format(.nanoseconds(400)) == "1 µs")
+        #expect(APDUTraceFormatter.format(.microseconds(7)) == "7 µs")
+        #expect(APDUTraceFormatter.format(.microseconds(999)) == "999 µs")
+        #expect(APDUTraceFormatter.format(.microseconds(1000)) == "1.00 ms")
+        #expect(APDUTraceFormatter.format(.microseconds(1234)) == "1.23 ms")
+        #expect(APDUTraceFormatter.format(.milliseconds(110)) == "110.00 ms")
     }
 
     @Test func selectAndErrorsAreHex() {

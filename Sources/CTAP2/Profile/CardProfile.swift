@@ -1,5 +1,6 @@
 import Foundation
 import FIDOWire
+import POSIXSupport
 
 /// A kind of card (a product such as the Arculus FIDO 2.1 Key Card): what the card reports
 /// (getInfo, SELECT answer, ATR), its limits and the features it has. Not ``CardModel``, the
@@ -187,24 +188,69 @@ extension CardProfile {
         return try load(path: nameOrPath)
     }
 
-    /// Loads and validates a profile JSON file.
+    /// Loads and validates a profile JSON file. Its errors name the file (an edited copy of a
+    /// built-in profile keeps the built-in's `name`, which would point at the wrong file) and say
+    /// what is wrong in the file's terms: the member, never a decoder's internals.
     public static func load(path: String) throws(ProfileError) -> CardProfile {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes = try InputFile.read(path, limit: 16 << 20)
         } catch {
-            throw .unreadable(path: path, reason: "\(error.localizedDescription)")
+            throw .unreadable(path: path, reason: error.reason)
         }
         let profile: CardProfile
         do {
-            profile = try JSONDecoder().decode(CardProfile.self, from: data)
+            profile = try JSONDecoder().decode(CardProfile.self, from: Data(bytes))
         } catch let error as ProfileSwitchError {
             throw .unreadable(path: path, reason: error.description)
+        } catch let error as DecodingError {
+            throw .unreadable(path: path, reason: "not a card profile: \(Self.describe(error))")
         } catch {
             throw .unreadable(path: path, reason: "not a card profile: \(error)")
         }
-        try profile.validate()
+        do {
+            try profile.validate()
+        } catch {
+            guard case .invalid(let name, let reason) = error else { throw error }
+            throw .invalid(name == path ? path : "\(path) (named '\(name)')", reason)
+        }
         return profile
+    }
+
+    /// A JSON decoding error in the words of the profile's members: `the member
+    /// "attestation" is missing`, `"maxMsgSize" is not a whole number`, `it is not JSON`.
+    static func describe(_ error: DecodingError) -> String {
+        func member(_ path: [any CodingKey]) -> String {
+            path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let whole = context.codingPath + [key]
+            return "the member \"\(member(whole))\" is missing"
+        case .valueNotFound(let type, let context):
+            return "\"\(member(context.codingPath))\" is null, where \(Self.kind(type)) belongs"
+        case .typeMismatch(let type, let context):
+            guard !context.codingPath.isEmpty else { return "it is JSON, but not an object of profile members" }
+            return "\"\(member(context.codingPath))\" is not \(Self.kind(type))"
+        case .dataCorrupted(let context):
+            guard !context.codingPath.isEmpty else { return "it is not JSON (an empty or cut-short file, or another kind of file?)" }
+            return "\"\(member(context.codingPath))\" has a value it may not have"
+        @unknown default:
+            return "it is not a profile JSON object"
+        }
+    }
+
+    /// `a whole number`, `text`, … for a decoded type.
+    private static func kind(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "text"
+        case is Int.Type: "a whole number"
+        case is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is [String].Type: "a list of text"
+        case is [Int].Type: "a list of whole numbers"
+        default: type is any Collection.Type ? "a list" : "an object"
+        }
     }
 
     /// The profile as pretty-printed JSON with sorted keys (the format of `Fixtures/profiles/`).

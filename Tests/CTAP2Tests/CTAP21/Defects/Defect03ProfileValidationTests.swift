@@ -77,7 +77,7 @@ struct Defect03ProfileValidationTests {
         let directory = try TemporaryDirectory("CTAP2Tests")
         let path = directory.file("edited.json")
         try profile.jsonData().write(to: URL(fileURLWithPath: path))
-        #expect(throws: ProfileError.invalid("edited", Self.cases[0].reason)) { _ = try CardProfile.load(path: path) }
+        #expect(throws: ProfileError.invalid("\(path) (named 'edited')", Self.cases[0].reason)) { _ = try CardProfile.load(path: path) }
         withExtendedLifetime(directory) {}
     }
 }

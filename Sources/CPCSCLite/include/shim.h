@@ -1,4 +1,4 @@
-// Umbrella header for libpcsclite (pkg-config libpcsclite, Debian libpcsclite-dev).
+// Umbrella header for libpcsclite (Linux: Debian libpcsclite-dev; macOS: pkg-config libpcsclite).
 #ifndef CPCSCLITE_SHIM_H
 #define CPCSCLITE_SHIM_H
 #include <PCSC/winscard.h>

@@ -1,0 +1,2 @@
+// Stands in for -I/usr/include/PCSC: winscard.h includes <pcsclite.h> (see module.modulemap).
+#include <PCSC/pcsclite.h>
