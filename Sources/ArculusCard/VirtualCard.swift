@@ -229,7 +229,7 @@ public final class VirtualCard {
                 control.record(faultActs)
                 var due = work
                 if let ran, let extra = control.delay(after: ran) { due += extra }
-                if due > .zero { _ = waiter.wait(until: start.advanced(by: due), clock: clock, unless: { false }) }
+                if due > .zero { _ = waiter.wait(until: start.advanced(by: due), for: .work, clock: clock, unless: { false }) }
                 if leavingFieldAllowed, let ran, let away = control.leavesField(after: ran) {
                     model.leaveField(at: clock())
                     control.onLeaveField?(away)
@@ -253,7 +253,7 @@ public final class VirtualCard {
             promptID += 1
             if let pending = pendingPresence { onPresencePrompt?(pending) }
             guard !mayDefer else { break }
-            let outcome = waiter.wait(until: deadline, clock: clock, unless: { model.presenceWait?.answer != nil })
+            let outcome = waiter.wait(until: deadline, for: .person, clock: clock, unless: { model.presenceWait?.answer != nil })
             start = clock()
             return model.continueAfterPresence(in: environment(), givingUp: outcome == .interrupted)
         }
