@@ -262,10 +262,14 @@ public final class VirtualCard {
 
     // MARK: - The person
 
-    /// The test of user presence the card waits to have answered (``PresenceMode/ask``), if any.
+    /// The test of user presence the card waits to have answered (``PresenceMode/ask``), if any:
+    /// none once answered, and none past the presence time-out (the command answers
+    /// CTAP2_ERR_USER_ACTION_TIMEOUT to the host's next poll).
     public var pendingPresence: PendingPresence? {
         guard let wait = model.presenceWait, wait.answer == nil else { return nil }
-        return PendingPresence(id: promptID, prompt: wait.prompt, waiting: wait.since.duration(to: max(wait.since, clock())))
+        let now = clock()
+        guard now < wait.deadline else { return nil }
+        return PendingPresence(id: promptID, prompt: wait.prompt, waiting: wait.since.duration(to: max(wait.since, now)))
     }
 
     /// Answers the pending prompt `id`: the command runs with the answer (at once for a card
