@@ -25,8 +25,9 @@ extension CardModel {
         /// Powered, nothing under way.
         case idle
         /// Powered and working on the CTAP request behind the last `9100` answer until `until`
-        /// (simulated time, ``TimingProfile``). APDUs the front answers by itself and requests
-        /// straight to the authenticator leave the work going on.
+        /// (simulated time, ``TimingProfile``). The front holds the request: any APDU but a poll
+        /// drops it there, which ends the work; requests straight to the authenticator leave it
+        /// going on.
         case working(until: CardInstant)
         /// A command's changes are being made durable (``CardAction/persist(_:for:faultActs:)``).
         case writing(PendingWrite)
@@ -36,6 +37,16 @@ extension CardModel {
         case awaitingPresence(PresenceWait)
         /// The card left the field on its own (an injected fault): no answer until powered again.
         case outOfField
+
+        /// Whether the card works on, or waits for the person about, a request the front holds
+        /// behind `9100` for the host's polls.
+        var isOnDeferredRequest: Bool {
+            switch self {
+            case .working: true
+            case .awaitingPresence(let wait): wait.deferred
+            default: false
+            }
+        }
 
         var description: String {
             switch self {

@@ -120,9 +120,10 @@ public struct CardModel {
         }
         let work = timing.apdu
         let step = front.receive(apdu)
-        // A prompt the host stopped polling for (another command, a cancel) is withdrawn with the
-        // request the front dropped.
-        if case .awaitingPresence = phase, !front.holdsDeferredRequest {
+        // The front holds the request behind a `9100`; the phase only says what the card does
+        // with it. Any APDU but a poll (another command, a cancel) drops it at the front, and so
+        // the work on it, or the prompt for it, ends here too.
+        if phase.isOnDeferredRequest, !front.holdsDeferredRequest {
             if case .command(.ctapPoll) = step {} else { phase = .idle }
         }
         let command: CardFront.Command

@@ -10,8 +10,19 @@ import CTAP2
 public protocol CardWaiter: AnyObject {
     /// Waits until `clock` reads `deadline` or later, or until `isSettled()` is true (checked
     /// before the wait and after anything the waiter does meanwhile), or until the waiter is
-    /// stopped; says which came first.
-    func wait(until deadline: CardInstant, clock: () -> CardInstant, unless isSettled: () -> Bool) -> CardWaitOutcome
+    /// stopped; says which came first. `purpose` says what the card waits for.
+    func wait(until deadline: CardInstant, for purpose: CardWaitPurpose, clock: () -> CardInstant,
+              unless isSettled: () -> Bool) -> CardWaitOutcome
+}
+
+/// What a card waits for.
+public enum CardWaitPurpose: Sendable, Equatable {
+    /// Its own work: the time an answer is due (the timing profile, a delay fault). The card is
+    /// busy meanwhile.
+    case work
+    /// The person's answer to a test of user presence (``PresenceMode/ask``): the card is idle
+    /// meanwhile, and the answer comes from outside (a served card's control requests run).
+    case person
 }
 
 /// How a wait ended.

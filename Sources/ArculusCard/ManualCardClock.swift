@@ -34,7 +34,8 @@ public final class ManualCardClock: CardWaiter {
     /// The whole time the card waited on this clock.
     public var waited: Duration { waits.reduce(.zero, +) }
 
-    public func wait(until deadline: CardInstant, clock: () -> CardInstant, unless isSettled: () -> Bool) -> CardWaitOutcome {
+    public func wait(until deadline: CardInstant, for purpose: CardWaitPurpose, clock: () -> CardInstant,
+                     unless isSettled: () -> Bool) -> CardWaitOutcome {
         let start = now
         defer { waits.append(start.duration(to: max(start, now))) }
         while true {

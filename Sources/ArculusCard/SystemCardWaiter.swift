@@ -29,7 +29,8 @@ public final class SystemCardWaiter: CardWaiter, @unchecked Sendable {
         pipe.signal()
     }
 
-    public func wait(until deadline: CardInstant, clock: () -> CardInstant, unless isSettled: () -> Bool) -> CardWaitOutcome {
+    public func wait(until deadline: CardInstant, for purpose: CardWaitPurpose, clock: () -> CardInstant,
+                     unless isSettled: () -> Bool) -> CardWaitOutcome {
         while true {
             if isInterrupted { return .interrupted }
             if isSettled() { return .settled }

@@ -229,7 +229,7 @@ public final class VirtualCard {
                 control.record(faultActs)
                 var due = work
                 if let ran, let extra = control.delay(after: ran) { due += extra }
-                if due > .zero { _ = waiter.wait(until: start.advanced(by: due), clock: clock, unless: { false }) }
+                if due > .zero { _ = waiter.wait(until: start.advanced(by: due), for: .work, clock: clock, unless: { false }) }
                 if leavingFieldAllowed, let ran, let away = control.leavesField(after: ran) {
                     model.leaveField(at: clock())
                     control.onLeaveField?(away)
@@ -253,7 +253,7 @@ public final class VirtualCard {
             promptID += 1
             if let pending = pendingPresence { onPresencePrompt?(pending) }
             guard !mayDefer else { break }
-            let outcome = waiter.wait(until: deadline, clock: clock, unless: { model.presenceWait?.answer != nil })
+            let outcome = waiter.wait(until: deadline, for: .person, clock: clock, unless: { model.presenceWait?.answer != nil })
             start = clock()
             return model.continueAfterPresence(in: environment(), givingUp: outcome == .interrupted)
         }
@@ -262,10 +262,14 @@ public final class VirtualCard {
 
     // MARK: - The person
 
-    /// The test of user presence the card waits to have answered (``PresenceMode/ask``), if any.
+    /// The test of user presence the card waits to have answered (``PresenceMode/ask``), if any:
+    /// none once answered, and none past the presence time-out (the command answers
+    /// CTAP2_ERR_USER_ACTION_TIMEOUT to the host's next poll).
     public var pendingPresence: PendingPresence? {
         guard let wait = model.presenceWait, wait.answer == nil else { return nil }
-        return PendingPresence(id: promptID, prompt: wait.prompt, waiting: wait.since.duration(to: max(wait.since, clock())))
+        let now = clock()
+        guard now < wait.deadline else { return nil }
+        return PendingPresence(id: promptID, prompt: wait.prompt, waiting: wait.since.duration(to: max(wait.since, now)))
     }
 
     /// Answers the pending prompt `id`: the command runs with the answer (at once for a card

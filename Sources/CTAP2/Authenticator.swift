@@ -28,16 +28,9 @@ public struct Authenticator {
     /// What the card forgets when it leaves the field.
     public internal(set) var session: AuthenticatorSession
     var random: CardRandom
-    /// The command being processed and what the world says meanwhile (nil between commands).
-    var running: (command: CardCommand, environment: CommandEnvironment)?
-    /// Why the running command failed inside the card (see ``crypto(_:_:)``).
-    var internalFailureReason: String?
-    /// A PIN check the running command started: it goes on once the retry decrement is durable.
-    var suspendedPINCheck: PINCheck?
-    /// The signature counter value the running command hands out, applied when it finishes.
-    var counterInUse: UInt32?
-    /// What the running command stopped to ask the person (its presence was undecided).
-    var presenceAsked: PresencePrompt?
+    /// The command being processed, what the world says meanwhile and what it has noted so far:
+    /// everything of one command in one value, nil between commands (``RunningCommand``).
+    var running: RunningCommand?
     /// getInfo's last answer and what it was made from (see ``encodedInfo()``).
     var infoCache: (inputs: InfoInputs, body: [UInt8])?
 
@@ -116,19 +109,13 @@ public struct Authenticator {
                 return CommandOutcome(response: [injected], changes: [], ran: false, faultActs: faults.takeActs())
             }
         }
-        running = (.ctap(commandByte), environment)
-        defer {
-            running = nil
-            internalFailureReason = nil
-            counterInUse = nil
-            presenceAsked = nil
-        }
+        running = RunningCommand(command: .ctap(commandByte), environment: environment)
+        defer { running = nil }
         let outcome = run(command, body: request.dropFirst(), in: environment, rollback: rollback)
-        guard let prompt = presenceAsked else { return outcome }
+        guard let prompt = running?.presenceAsked else { return outcome }
         // Stopped at the test of user presence: nothing of the command is kept (the volatile
         // state and the random stream as before it), so that running it again with the answer
         // gives exactly what it would have given with the answer at once.
-        suspendedPINCheck = nil
         session = rollback.session
         random = rollback.random
         return CommandOutcome(response: [], changes: [], awaitsPresence: prompt)
@@ -141,8 +128,8 @@ public struct Authenticator {
         var changes: [CardMutation] = []
         do {
             let body = try handle(command, body: body, changes: &changes)
-            if let check = suspendedPINCheck {
-                suspendedPINCheck = nil
+            if let check = running?.suspendedPINCheck {
+                running?.suspendedPINCheck = nil
                 var resumed = environment
                 // The second half of a PIN check has no fault point (no presence test, no
                 // signature), so it runs with none armed and has no act to report.
@@ -154,12 +141,12 @@ public struct Authenticator {
             response.appendEncoded(byte: CTAPStatus.ok.rawValue)
             body.write(to: &response)
             return CommandOutcome(response: response.bytes, changes: changes, faultActs: takeFaultActs(),
-                                  signatureCounter: counterInUse,
-                                  rollback: changes.isEmpty && counterInUse == nil ? nil : rollback)
+                                  signatureCounter: running?.counterInUse,
+                                  rollback: changes.isEmpty && running?.counterInUse == nil ? nil : rollback)
         } catch {
-            suspendedPINCheck = nil
+            running?.suspendedPINCheck = nil
             // Changes made before the failure stay: a wrong PIN's retry decrement is one.
-            return CommandOutcome(response: [error.rawValue], changes: changes, internalFailure: internalFailureReason,
+            return CommandOutcome(response: [error.rawValue], changes: changes, internalFailure: running?.internalFailure,
                                   faultActs: takeFaultActs(), rollback: changes.isEmpty ? nil : rollback)
         }
     }
@@ -263,9 +250,9 @@ public struct Authenticator {
         case .randomStep: step = 1 + UInt32(random.bytes(2).reduce(0) { $0 << 8 | Int($1) } % behaviour.signatureCounterStep)
         }
         // Past UInt32.max the counter wraps to 0, as with a step of 1.
-        let (sum, overflow) = (counterInUse ?? memory.signatureCounter).addingReportingOverflow(step)
+        let (sum, overflow) = (running?.counterInUse ?? memory.signatureCounter).addingReportingOverflow(step)
         let next = overflow ? 0 : sum
-        counterInUse = next
+        running?.counterInUse = next
         if next > memory.state.signatureCounter || next == 0 {
             let headroom = UInt32(clamping: max(0, profile.signatureCounterReservation - 1))
             let ceiling = next > UInt32.max - headroom ? UInt32.max : next + headroom
@@ -350,7 +337,7 @@ public struct Authenticator {
         do {
             return try body()
         } catch {
-            internalFailureReason = "\(what()): \(error)"
+            running?.internalFailure = "\(what()): \(error)"
             throw .other
         }
     }

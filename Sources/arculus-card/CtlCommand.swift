@@ -24,8 +24,8 @@ enum CtlCommand: Subcommand {
             .flag("--fail-next-write", "the next write to the card's memory is torn: the command",
                   "answers CTAP1_ERR_OTHER, the card keeps its state"),
             .flag("--decline-presence", "the user declines the test of user presence"),
-            .valued("--delay", "SECONDS", "the command runs as usual and answers SECONDS later (up to 3600; SIGINT/SIGTERM, "
-                    + "a tap or a remove cuts the wait short, and control requests still run meanwhile)"),
+            .valued("--delay", "SECONDS", "the command runs as usual and answers SECONDS later (up to",
+                    "3600; SIGINT/SIGTERM, a tap or a remove cuts the wait short)"),
             .flag("--once", "act once (the default of --leave-field and --fail-next-write)"),
             .flag("--persistent", "act until removed (the default of the others)"),
         ]
@@ -33,7 +33,8 @@ enum CtlCommand: Subcommand {
             usage: ["arculus-card ctl [--control PATH | --slot N | --vpcd HOST:PORT] <command> [options]"],
             about: """
             Sends one request to the control socket of a running 'arculus-card serve' and prints the
-            card's answer. The request runs on the card's thread between two APDUs.
+            card's answer. The request runs on the card's thread between two APDUs, or while the card
+            waits for the user's answer (presence --mode ask).
             """,
             actions: [
                 .init(title: "status", help: ["Profile, field/reader presence, timing, faults, PIN, counter."]),

@@ -231,6 +231,18 @@ struct CardModelPhaseTests {
         #expect(Self.answer(model.receive(TestAPDU.nfcctapGetResponse, in: Self.at(10)))?.response == [0x01, 0x91, 0x00])
     }
 
+    @Test("while working, any APDU but a poll drops the request at the front, and the work with it: the phase follows the front")
+    func otherAPDUWhileWorking() throws {
+        for apdu in [NFCBinding.selectFIDOApplet, TestAPDU.getResponse(), [0x80, 0x11, 0x11, 0x00]] {
+            var model = try Self.workingModel().model
+            #expect(model.phase.description.hasPrefix("working until "))
+            _ = model.receive(apdu, in: Self.at(10))
+            #expect(!model.front.holdsDeferredRequest)
+            #expect(model.phase.description == "idle", "\(Hex.string(apdu))")
+            #expect(model.volatileInventory.first { $0.name == "simulatedWork" }?.isInitial == true)
+        }
+    }
+
     @Test("power off while working: the work is gone with the rest of the volatile state")
     func powerOffWhileWorking() throws {
         var model = try Self.workingModel().model

@@ -99,3 +99,30 @@ def test_sigterm_while_a_prompt_waits(serve_double):
         thread.join(timeout=10)
     finally:
         device.close()
+
+
+def test_ctl_pin_clear_and_usage_errors(serve_double):
+    """`ctl pin --clear` removes the PIN python-fido2 sees; --clear with --set, and two presence
+    answers at once, are usage errors (64) that send nothing."""
+    import subprocess
+
+    from fido2.ctap2 import ClientPin
+
+    served = serve_double(image_args=["--pin", "123456", "--retries", "3"])
+    ctap, device = ctap2(served)
+    try:
+        assert ctap.info.options["clientPin"] is True
+        cleared = served.ctl("pin", "--clear")["pin"]
+        assert cleared["isSet"] is False and cleared["retries"] == 8
+        ctap = type(ctap)(device)
+        assert ctap.info.options["clientPin"] is False, "getInfo: no PIN set"
+        ClientPin(ctap).set_pin("654321")
+        assert served.ctl("pin")["pin"]["isSet"] is True
+    finally:
+        device.close()
+    for arguments in (["pin", "--set", "1234", "--clear"], ["presence", "--approve", "1", "--decline", "1"],
+                      ["presence", "--mode", "maybe"], ["presence", "--approve", "x"]):
+        result = subprocess.run([str(served.binary), "ctl", "--control", served.ctl.path, *arguments],
+                                capture_output=True, text=True, timeout=30)
+        assert result.returncode == 64, (arguments, result.stderr)
+        assert result.stdout == "", arguments

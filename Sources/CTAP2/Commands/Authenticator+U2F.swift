@@ -39,14 +39,10 @@ extension Authenticator {
     private mutating func runU2F(_ command: CardCommand, in environment: CommandEnvironment,
                                  _ body: (inout Authenticator) -> U2FCommandOutcome) -> U2FCommandOutcome {
         let before = (session: session, random: random)
-        running = (command, environment)
-        defer {
-            running = nil
-            counterInUse = nil
-            presenceAsked = nil
-        }
+        running = RunningCommand(command: command, environment: environment)
+        defer { running = nil }
         var outcome = body(&self)
-        if let prompt = presenceAsked {
+        if let prompt = running?.presenceAsked {
             (session, random) = before
             return U2FCommandOutcome(result: .conditionsNotSatisfied, changes: [], awaitsPresence: prompt)
         }
@@ -55,7 +51,7 @@ extension Authenticator {
     }
 
     /// The U2F test of user presence: whether the person is there (an undecided answer is noted
-    /// in ``presenceAsked`` and counts as absent here).
+    /// in ``RunningCommand/presenceAsked`` and counts as absent here).
     private mutating func u2fUserPresent() -> Bool {
         (try? isUserPresent()) ?? false
     }

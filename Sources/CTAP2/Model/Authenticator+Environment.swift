@@ -19,7 +19,7 @@ extension Authenticator {
 
     /// The person's answer alone (the PIN probe and excluded credentials ask without a fault), as
     /// the environment gives it. When it is undecided the command stops here: this notes what it
-    /// asks (``presenceAsked``) and throws, and the command's outcome asks the driver instead of
+    /// asks (``RunningCommand/presenceAsked``) and throws, and the command's outcome asks the driver instead of
     /// answering (``CommandOutcome/awaitsPresence``).
     mutating func personIsPresent(rpId: String? = nil) throws(CTAPStatus) -> Bool {
         guard let running else { return true }
@@ -27,7 +27,7 @@ extension Authenticator {
         case .present: return true
         case .declined: return false
         case .undecided:
-            presenceAsked = PresencePrompt(command: running.command, rpId: rpId)
+            self.running?.presenceAsked = PresencePrompt(command: running.command, rpId: rpId)
             throw .userActionPending
         }
     }

@@ -55,6 +55,8 @@ struct PresenceTests {
         clock.advance(by: .seconds(29))
         #expect(card.exchangeWhole(ControlAPDU.pollResult).sw == 0x9100, "29 s: still waiting")
         clock.advance(by: .seconds(1))
+        #expect(card.pendingPresence == nil, "expired: no longer to be answered")
+        #expect(throws: PresenceError.noSuchPrompt(2)) { try card.answerPresence(id: 2, approve: true) }
         #expect(card.exchangeWhole(ControlAPDU.pollResult).data == [CTAPStatus.userActionTimeout.rawValue])
         #expect(card.pendingPresence == nil)
         #expect(throws: PresenceError.noSuchPrompt(2)) { try card.answerPresence(id: 2, approve: true) }

@@ -126,14 +126,14 @@ struct TimingProfileTests {
         var outcome = CardWaitOutcome.interrupted
         let full = clock.measure {
             let now = CardInstant.monotonicNow()
-            outcome = waiter.wait(until: now.advanced(by: .milliseconds(30)), clock: CardInstant.monotonicNow, unless: { false })
+            outcome = waiter.wait(until: now.advanced(by: .milliseconds(30)), for: .work, clock: CardInstant.monotonicNow, unless: { false })
         }
         #expect(outcome == .reached)
         #expect(full >= .milliseconds(30))
-        #expect(waiter.wait(until: .monotonicNow(), clock: CardInstant.monotonicNow, unless: { true }) == .settled)
+        #expect(waiter.wait(until: .monotonicNow(), for: .person, clock: CardInstant.monotonicNow, unless: { true }) == .settled)
         waiter.interrupt()
         let cut = clock.measure {
-            outcome = waiter.wait(until: CardInstant.monotonicNow().advanced(by: .seconds(3600)), clock: CardInstant.monotonicNow,
+            outcome = waiter.wait(until: CardInstant.monotonicNow().advanced(by: .seconds(3600)), for: .work, clock: CardInstant.monotonicNow,
                                   unless: { false })
         }
         #expect(outcome == .interrupted)
