@@ -15,8 +15,10 @@ swift build --build-tests "${build[@]}"
 bin="$(swift build "${build[@]}" --show-bin-path)"
 profiles=.build/coverage/profiles
 rm -rf "$profiles" "$bin/codecov"
-mkdir -p "$profiles"
-chmod 1777 "$profiles"   # serve and ctl also run as nobody in the control-socket tests
+mkdir -p "$profiles" "$bin/codecov"
+# serve and ctl also run as nobody (the control-socket tests, the CLI's file sweep): both folders
+# take their profiles — swift test points the binaries it starts at codecov/, the rest at $profiles.
+chmod 1777 "$profiles" "$bin/codecov"
 # One file per process id (%p; a process that reuses an id merges into its file, %m): a process
 # killed while it writes spoils only its own file, which coverage.py leaves out and counts; one
 # pool shared by all would lose every process merged into it.
