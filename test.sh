@@ -15,14 +15,15 @@ swift build --build-tests "${build[@]}"
 bin="$(swift build "${build[@]}" --show-bin-path)"
 profiles=.build/coverage/profiles
 rm -rf "$profiles" "$bin/codecov"
-mkdir -p "$profiles" "$bin/codecov"
-# serve and ctl also run as nobody (the control-socket tests, the CLI's file sweep): both folders
-# take their profiles — swift test points the binaries it starts at codecov/, the rest at $profiles.
-chmod 1777 "$profiles" "$bin/codecov"
+mkdir -p "$profiles"
+chmod 1777 "$profiles"   # serve and ctl also run as nobody (the control-socket tests, the CLI's file sweep)
 # One file per process id (%p; a process that reuses an id merges into its file, %m): a process
 # killed while it writes spoils only its own file, which coverage.py leaves out and counts; one
 # pool shared by all would lose every process merged into it.
 export LLVM_PROFILE_FILE="$PWD/$profiles/cli-%p-%m.profraw"
+# swift test points the processes it starts at its own codecov/ folder, which only root can write:
+# a test that runs the binary as nobody gives it this name instead.
+export ARCULUS_PROFILE_FILE="$LLVM_PROFILE_FILE"
 # The binary every test serves, the Swift suite's PC/SC tests included.
 export ARCULUS_CARD="$bin/arculus-card"
 swift test --skip-build "${build[@]}"

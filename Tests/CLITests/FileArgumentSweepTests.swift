@@ -290,6 +290,12 @@ final class SweepRun {
         if asOtherUser && isRoot {
             guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return nil }
             command = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + command
+            // An instrumented binary writes its coverage where LLVM_PROFILE_FILE says: under swift
+            // test that is root's folder, which nobody cannot write (and the runtime's complaint
+            // would be a second line of output); test.sh names a folder every user can write.
+            if let profile = ProcessInfo.processInfo.environment["ARCULUS_PROFILE_FILE"], !profile.isEmpty {
+                command = ["/usr/bin/env", "LLVM_PROFILE_FILE=\(profile)"] + command
+            }
         }
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
