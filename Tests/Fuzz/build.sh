@@ -214,7 +214,23 @@ build_target() {
 
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${ALL_TARGETS[@]}")
-for variant in "${VARIANTS[@]}"; do
-    use_variant "$variant"
+build_variant() {
+    use_variant "$1"
+    local target
     for target in "${targets[@]}"; do build_target "$target"; done
-done
+}
+if [[ ${#VARIANTS[@]} -gt 1 && "$(nproc)" -gt 1 ]]; then
+    # The two variants share nothing but the module cache (made for concurrent compilers), and a
+    # whole-module compile uses one core: one process a variant halves the time on two cores.
+    # Their paths are printed in the variants' order, as a build one after the other prints them.
+    pids=()
+    for variant in "${VARIANTS[@]}"; do
+        build_variant "$variant" > "$OUT/build-$variant.paths" &
+        pids+=($!)
+    done
+    status=0
+    for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+    for variant in "${VARIANTS[@]}"; do cat "$OUT/build-$variant.paths"; done
+    exit "$status"
+fi
+for variant in "${VARIANTS[@]}"; do build_variant "$variant"; done
