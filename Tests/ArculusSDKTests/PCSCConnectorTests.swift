@@ -1,6 +1,7 @@
 import ArculusCard
 import ArculusFidoConnectors
 import ArculusSDK
+import CardTestSupport
 import CTAPClient
 import Foundation
 import PCSC
