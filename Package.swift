@@ -122,11 +122,11 @@ let package = Package(
                                                             "TestSupport", "CardTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire", "TestSupport"]),
         // The command line's declarations: every option in a help is parsed, every parsed one in a help.
-        .testTarget(name: "CLITests", dependencies: ["arculus-card"]),
+        .testTarget(name: "CLITests", dependencies: ["arculus-card", "TestSupport"]),
         // The learning of a profile from a fingerprint lives in the command line (where card and
         // host side meet), so these tests import it too.
         .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
-                                                          "JSONSupport", "CTAP2", "arculus-card"]),
+                                                          "JSONSupport", "CTAP2", "arculus-card", "ArculusFidoConnectors", "TestSupport"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "CTAP2", "CBOR", "FIDOWire", "TestSupport"]),
         .testTarget(name: "CardPageTests", dependencies: ["CardPage", "VirtualReader", "ArculusCard", "JSONSupport", "FIDOWire",
                                                           "POSIXSupport", "TestSupport"]),

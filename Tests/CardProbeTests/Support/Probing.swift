@@ -1,24 +1,10 @@
 import ArculusCard
-import CTAPClient
+import ArculusFidoConnectors
 import CardProbe
 import Foundation
 
-/// The in-process emulated card as the probe's transport (the tests join card and host side;
-/// the library never does).
-struct EmulatedCardTransport: CardTransport {
-    let card: VirtualCard
-
-    func transmit(_ apdu: [UInt8]) throws(CardTransportError) -> [UInt8] {
-        let answer = card.transmit(apdu)
-        if answer.isEmpty { throw .cardRemoved("the emulated card left the field") }
-        return answer
-    }
-
-    func powerCycle() throws(CardTransportError) {
-        card.powerCycle()
-    }
-}
-
+/// The probe run in process: the emulated card through the connectors' in-process transport (the tests
+/// join card and host side; the probe library never does).
 enum Probing {
     /// The repository's Fixtures directory.
     static let fixtures = URL(fileURLWithPath: #filePath)
@@ -33,7 +19,7 @@ enum Probing {
                             pins: ProbePINs? = nil) throws -> Fingerprint {
         var prober = CardProber(includeWrites: writes, measuresTiming: timing)
         prober.pins = pins
-        return try prober.run(on: EmulatedCardTransport(card: card), atr: try card.profile.atrBytes,
+        return try prober.run(on: VirtualCardTransport(card: card), atr: try card.profile.atrBytes,
                               source: "the emulator (in process), profile \(card.profile.name)")
     }
 
