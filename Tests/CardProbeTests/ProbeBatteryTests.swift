@@ -13,7 +13,7 @@ struct ProbeBatteryTests {
     @Test("each built-in profile reproduces its fixture (Fixtures/fingerprints/<profile>.fingerprint.json) exactly",
           arguments: CardProfile.builtIn)
     func fixtures(profile: CardProfile) throws {
-        let path = Probing.fixtures.appendingPathComponent("fingerprints/\(profile.name).fingerprint.json").path
+        let path = Repository.fixtures.appendingPathComponent("fingerprints/\(profile.name).fingerprint.json").path
         let kept = try String(contentsOfFile: path, encoding: .utf8)
         let probed = try Probing.fingerprint(profile)
         #expect(probed.text == kept, "run 'arculus-card probe fixtures' and review the change")

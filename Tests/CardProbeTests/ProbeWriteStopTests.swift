@@ -97,7 +97,7 @@ struct ProbeWriteStopTests {
                                         source: "the emulator (in process), profile \(card.profile.name)").text)
         }
         #expect(texts[0] == texts[1])
-        let kept = try String(contentsOfFile: Probing.fixtures.appendingPathComponent("fingerprints/arculus-fido21.fingerprint.json").path,
+        let kept = try String(contentsOfFile: Repository.fixtures.appendingPathComponent("fingerprints/arculus-fido21.fingerprint.json").path,
                               encoding: .utf8)
         #expect(texts[0] == kept, "the fixture, whatever the PINs")
         for pin in [first.pin, first.changedPIN, first.wrongPIN, second.pin, second.changedPIN, second.wrongPIN] {

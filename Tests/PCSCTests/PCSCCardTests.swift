@@ -23,7 +23,7 @@ final class PCSCCardTests {
         let selectResponse: String
 
         static func load(_ name: String) throws -> Profile {
-            let url = ServedCard.packageRoot.appendingPathComponent("Fixtures/profiles/\(name).json")
+            let url = Repository.fixtures.appendingPathComponent("profiles/\(name).json")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
             let atr = try #require(json["atr"] as? String)
             let aaguid = try #require(json["aaguid"] as? String)

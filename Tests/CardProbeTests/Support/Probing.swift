@@ -6,14 +6,6 @@ import Foundation
 /// The probe run in process: the emulated card through the connectors' in-process transport (the tests
 /// join card and host side; the probe library never does).
 enum Probing {
-    /// The repository's Fixtures directory.
-    static let fixtures = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Support
-        .deletingLastPathComponent()  // CardProbeTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // package root
-        .appendingPathComponent("Fixtures")
-
     /// The fingerprint of `card`, probed in process.
     static func fingerprint(of card: VirtualCard, writes: Bool = false, timing: Bool = false,
                             pins: ProbePINs? = nil) throws -> Fingerprint {

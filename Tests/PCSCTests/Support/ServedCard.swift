@@ -2,6 +2,7 @@ import Foundation
 import PCSC
 import Synchronization
 import Testing
+import TestSupport
 
 /// Where the emulator runs for these tests: vpcd slot 1 (port 35964), reader "Virtual PCD 00 01",
 /// away from slot 0 where a developer may keep a card of their own. `ARCULUS_SLOT` chooses
@@ -28,19 +29,8 @@ enum VirtualReader {
 /// One `arculus-card serve --slot 1 --card <temp> --profile P` process: an emulated card on the
 /// virtual reader, blank, in a temporary folder of its own.
 final class ServedCard {
-    /// The package's root, from this file's path (Tests/PCSCTests/Support/ServedCard.swift).
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    /// The `arculus-card` these tests serve: `ARCULUS_CARD` when set (as test.sh sets it), else
-    /// the one built beside this test bundle, in whatever build folder `swift test` used (a
-    /// plain `.build/debug`, or test.sh's instrumented `.build/coverage`).
-    static let binary: URL = {
-        if let path = ProcessInfo.processInfo.environment["ARCULUS_CARD"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        let runner = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        return runner.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("arculus-card")
-    }()
+    /// The `arculus-card` these tests serve.
+    static let binary = Repository.cardBinary
 
     let profile: String
     private var process: ChildProcess?
