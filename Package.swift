@@ -100,9 +100,9 @@ let package = Package(
                            "POSIXSupport", "VirtualReader"]
         ),
         // What the test targets (and the fuzz harnesses) share: TestFailure, TemporaryDirectory, hex,
-        // and a platform side (PIN/UV auth protocols, command bytes) written from the specification
-        // apart from FIDOWire, CTAP2 and CTAPClient, so that the card is checked against an
-        // independent reading.
+        // the repository's folders, the pcscd suites' vpcd readers, and a platform side (PIN/UV auth
+        // protocols, command bytes) written from the specification apart from FIDOWire, CTAP2 and
+        // CTAPClient, so that the card is checked against an independent reading.
         .target(name: "TestSupport", dependencies: ["CBOR", "CardCrypto"], path: "Tests/TestSupport"),
         // What the card's tests share beside that: the one table of the values they send (relying
         // party, user, PINs, client data hashes) and the variant profiles they build.
