@@ -100,27 +100,33 @@ let package = Package(
                            "POSIXSupport", "VirtualReader"]
         ),
         // What the test targets (and the fuzz harnesses) share: TestFailure, TemporaryDirectory, hex,
-        // and a platform side (PIN/UV auth protocols, command bytes) written from the specification
-        // apart from FIDOWire, CTAP2 and CTAPClient, so that the card is checked against an
-        // independent reading.
+        // the repository's folders, the pcscd suites' vpcd readers, and a platform side (PIN/UV auth
+        // protocols, command bytes) written from the specification apart from FIDOWire, CTAP2 and
+        // CTAPClient, so that the card is checked against an independent reading.
         .target(name: "TestSupport", dependencies: ["CBOR", "CardCrypto"], path: "Tests/TestSupport"),
+        // What the card's tests share beside that: the one table of the values they send (relying
+        // party, user, PINs, client data hashes) and the variant profiles they build.
+        .target(name: "CardTestSupport", dependencies: ["CTAP2", "CardCrypto"], path: "Tests/CardTestSupport"),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport", "TestSupport"]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"], exclude: ["Vectors"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "COSETests", dependencies: ["COSE", "CBOR", "CardCrypto"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport", "TestSupport"]),
-        .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "CTAP2Tests", dependencies: ["CTAP2", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport",
+                                                       "CardTestSupport"]),
         .testTarget(name: "ISO7816Tests", dependencies: ["ISO7816", "FIDOWire", "TestSupport"]),
-        .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport"]),
+        .testTarget(name: "CTAPClientTests", dependencies: ["CTAPClient", "ArculusCard", "CBOR", "CardCrypto", "FIDOWire", "TestSupport",
+                                                           "CardTestSupport"]),
         .testTarget(name: "ArculusSDKTests", dependencies: ["ArculusSDK", "ArculusFidoSDKFramework", "ArculusFidoConnectors", "CTAPClient", "ArculusCard",
-                                                            "PCSC", "VirtualReader", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport"]),
+                                                            "PCSC", "VirtualReader", "CBOR", "CardCrypto", "FIDOWire", "JSONSupport",
+                                                            "TestSupport", "CardTestSupport"]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "FIDOWire", "TestSupport"]),
         // The command line's declarations: every option in a help is parsed, every parsed one in a help.
-        .testTarget(name: "CLITests", dependencies: ["arculus-card"]),
+        .testTarget(name: "CLITests", dependencies: ["arculus-card", "TestSupport"]),
         // The learning of a profile from a fingerprint lives in the command line (where card and
         // host side meet), so these tests import it too.
         .testTarget(name: "CardProbeTests", dependencies: ["CardProbe", "ArculusCard", "CTAPClient", "CBOR", "CardCrypto", "FIDOWire",
-                                                          "JSONSupport", "CTAP2", "arculus-card"]),
+                                                          "JSONSupport", "CTAP2", "arculus-card", "ArculusFidoConnectors", "TestSupport"]),
         .testTarget(name: "TranscriptTests", dependencies: ["Transcript", "ArculusCard", "CTAP2", "CBOR", "FIDOWire", "TestSupport"]),
         .testTarget(name: "CardPageTests", dependencies: ["CardPage", "VirtualReader", "ArculusCard", "JSONSupport", "FIDOWire",
                                                           "POSIXSupport", "TestSupport"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// What an app builds: `ArculusSDK`, and `ArculusFidoSDKFramework` (the module with the vendor's
 /// iOS framework name), with the modules they depend on — for iOS, nothing that exists on Linux
@@ -11,7 +12,7 @@ import Testing
 /// (README, Architecture).
 @Suite("the modules an app imports")
 struct AppModuleTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+    static let root = Repository.root
     static let linuxOnly: Set<String> = ["Glibc", "Musl", "FoundationNetworking"]
     static let forbidden: Set<String> = ["ArculusCard", "CTAP2", "ISO7816", "PCSC", "CPCSCLite", "VirtualReader", "Transcript",
                                          "ArculusFidoConnectors"]

@@ -1,5 +1,6 @@
 import ArculusCard
 import ArculusSDK
+import CardTestSupport
 import CBOR
 import CTAPClient
 import CardCrypto

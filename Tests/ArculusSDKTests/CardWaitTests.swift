@@ -1,5 +1,6 @@
 import ArculusCard
 import ArculusFidoSDKFramework
+import CardTestSupport
 import CTAPClient
 import Dispatch
 import Foundation

@@ -1,5 +1,6 @@
 import ArculusCard
 import ArculusSDK
+import CardTestSupport
 import CTAPClient
 import CardCrypto
 import Foundation

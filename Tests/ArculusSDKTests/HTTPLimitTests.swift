@@ -1,4 +1,5 @@
 import ArculusSDK
+import CardTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

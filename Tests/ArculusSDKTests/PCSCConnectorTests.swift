@@ -1,26 +1,27 @@
 import ArculusCard
 import ArculusFidoConnectors
 import ArculusSDK
+import CardTestSupport
 import CTAPClient
 import Foundation
 import PCSC
 import Testing
+import TestSupport
 
 /// The SDK's PC/SC connectors against an emulated card on a vpcd reader, through the real
 /// pcscd (``ServedOnVPCD``): a named reader, the first FIDO card on any reader (what
 /// `ArculusFido()` finds by itself), an empty reader with and without waiting, a card taken away
 /// from an open connection, an unknown reader.
 @Suite("PC/SC connectors through pcscd", .serialized, .timeLimit(.minutes(2)),
-       .enabled(if: ServedOnVPCD.shouldRun, Comment(rawValue: ServedOnVPCD.unavailable)))
+       .enabled(if: ServedOnVPCD.vpcd.shouldRun, Comment(rawValue: ServedOnVPCD.vpcd.unavailable)))
 struct PCSCConnectorTests {
     static let reader = ServedOnVPCD.reader
-    static let timeouts = CardTimeouts(tap: .seconds(5), answer: .seconds(15))
 
     @Test("a named reader: set a PIN, register, sign, list and read the card through pcscd")
     func namedReader() async throws {
         let served = try ServedOnVPCD(try VirtualCard())
         defer { served.stop() }
-        let sdk = ArculusFido(card: PCSCCardConnector(reader: Self.reader), timeouts: Self.timeouts)
+        let sdk = ArculusFido(card: PCSCCardConnector(reader: Self.reader), timeouts: Fixture.timeouts)
         #expect(try await sdk.cardInfo().pinRetriesRefusal == .pinNotSet)
         try await sdk.throwing.setPin(pin: Fixture.pin)
         let registered = try await Fixture.register(sdk)
@@ -38,7 +39,7 @@ struct PCSCConnectorTests {
     func firstFIDOReader() async throws {
         let served = try ServedOnVPCD(try VirtualCard())
         defer { served.stop() }
-        let sdk = ArculusFido(card: FirstFIDOReaderConnector(), timeouts: Self.timeouts)
+        let sdk = ArculusFido(card: FirstFIDOReaderConnector(), timeouts: Fixture.timeouts)
         try await sdk.throwing.setPin(pin: Fixture.pin)
         served.stop()
         #expect(served.card.pinState.isSet, "the card on \(Self.reader) got the PIN")
@@ -49,7 +50,7 @@ struct PCSCConnectorTests {
         let served = try ServedOnVPCD(try VirtualCard())
         defer { served.stop() }
         try served.takeAway()
-        let now = ArculusFido(card: PCSCCardConnector(reader: Self.reader, waitsForCard: false), timeouts: Self.timeouts)
+        let now = ArculusFido(card: PCSCCardConnector(reader: Self.reader, waitsForCard: false), timeouts: Fixture.timeouts)
         #expect(await Fixture.error { _ = try await now.cardInfo() }
             == ArculusFidoError(.tagLost, "cardInfo: no card on the reader (SCARD_E_NO_SMARTCARD on '\(Self.reader)'); put the card on the reader and try again"))
         let waiting = ArculusFido(card: PCSCCardConnector(reader: Self.reader), timeouts: CardTimeouts(tap: .seconds(1), answer: .seconds(5)))
@@ -91,7 +92,7 @@ struct PCSCConnectorTests {
 
     @Test("an unknown reader: 607 naming the readers pcscd has")
     func unknownReader() async throws {
-        let sdk = ArculusFido(card: PCSCCardConnector(reader: "No Such Reader 99", waitsForCard: false), timeouts: Self.timeouts)
+        let sdk = ArculusFido(card: PCSCCardConnector(reader: "No Such Reader 99", waitsForCard: false), timeouts: Fixture.timeouts)
         let error = await Fixture.error { _ = try await sdk.cardInfo() }
         #expect(error?.code == .transmitFailed)
         #expect(error?.message.hasPrefix("cardInfo: the card cannot be reached: the APDU exchange failed: pcscd has no reader 'No Such Reader 99'; it has '") == true,

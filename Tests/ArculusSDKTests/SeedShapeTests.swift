@@ -1,6 +1,7 @@
 import ArculusCard
 import ArculusSDK
 import CardCrypto
+import CardTestSupport
 import Foundation
 import Testing
 

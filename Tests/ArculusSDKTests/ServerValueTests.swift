@@ -1,4 +1,5 @@
 import ArculusSDK
+import CardTestSupport
 import CTAPClient
 import Foundation
 import Testing

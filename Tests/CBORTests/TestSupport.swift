@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import CBOR
+import TestSupport
 
 // MARK: - Fixtures
 
@@ -33,14 +34,7 @@ struct AppendixAVector: Decodable, Sendable, CustomTestStringConvertible {
 }
 
 enum Fixtures {
-    /// The package root, found from this file's path (`<root>/Tests/CBORTests/TestSupport.swift`).
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // CBORTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // root
-
-    static let appendixAURL = packageRoot
-        .appendingPathComponent("Fixtures")
+    static let appendixAURL = Repository.fixtures
         .appendingPathComponent("vectors")
         .appendingPathComponent("rfc8949-appendix-a.json")
 

@@ -1,6 +1,7 @@
 @testable import arculus_card
 import Foundation
 import Testing
+import TestSupport
 
 /// Each subcommand is declared once (``CommandDeclaration``): its help is written from the
 /// declaration and its command line read by it. These hold that an option a help names is one the
@@ -72,7 +73,7 @@ struct CommandDeclarationTests {
 
     @Test("no command reads its command line past its declaration")
     func oneParser() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/arculus-card").standardized
+        let folder = Repository.root.appendingPathComponent("Sources/arculus-card")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
         #expect(files.count > 30)
         for file in files where !["CommandDeclaration.swift", "CommandLineOptions.swift"].contains(file) {

@@ -1,6 +1,7 @@
 @testable import arculus_card
 import Foundation
 import Testing
+import TestSupport
 
 // Every file the command line takes, given as every kind of wrong file, through the built
 // binary as a user runs it: the answer is one line in the user's terms. Findings (a new user's
@@ -61,13 +62,8 @@ struct FileArgument: CustomStringConvertible, Sendable {
 
 @Suite("every file argument, given every kind of wrong file, answers one line in the user's terms")
 struct FileArgumentSweepTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-    static let binary: String = {
-        if let path = ProcessInfo.processInfo.environment["ARCULUS_CARD"], !path.isEmpty { return path }
-        let runner = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        return runner.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("arculus-card").path
-    }()
+    static let repository = Repository.root.path
+    static let binary = Repository.cardBinary.path
 
     /// A loopback port nothing listens on, with a short wait: serve ends by itself.
     static let noReader = ["--no-control", "--vpcd", "127.0.0.1:9", "--wait-for-reader", "0.2"]

@@ -1,6 +1,7 @@
 @testable import arculus_card
 import Foundation
 import Testing
+import TestSupport
 
 // serve --pid-file: written through a fresh temporary name and renamed into place. Finding
 // (security review): its temporary file (`FILE.tmp.<pid>`) was opened with fopen("w"), which
@@ -8,19 +9,13 @@ import Testing
 
 @Suite("serve --pid-file")
 struct PIDFileTests {
-    private static func folder() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("arculus-pid-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        return path
-    }
-
     @Test("the pid, 0644, replacing a link at the name (not written through); removed while it is ours, kept once it is not")
     func pidFile() throws {
-        let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let victim = folder + "/victim"
+        let folder = try TemporaryDirectory("arculus-pid")
+        defer { withExtendedLifetime(folder) {} }  // its files are used after its last mention
+        let victim = folder.file("victim")
         try Data("victim\n".utf8).write(to: URL(fileURLWithPath: victim))
-        let path = folder + "/serve.pid"
+        let path = folder.file("serve.pid")
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: victim)
         // The old temporary name, planted too.
         try FileManager.default.createSymbolicLink(atPath: path + ".tmp.\(getpid())", withDestinationPath: victim)
@@ -31,7 +26,7 @@ struct PIDFileTests {
         #expect(attributes[.type] as? FileAttributeType == .typeRegular)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o644)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "\(getpid())\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["serve.pid", "serve.pid.tmp.\(getpid())", "victim"])
+        #expect(try folder.contents() == ["serve.pid", "serve.pid.tmp.\(getpid())", "victim"])
         pidFile.remove()
         #expect(!FileManager.default.fileExists(atPath: path))
 

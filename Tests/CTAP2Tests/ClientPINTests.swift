@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -16,7 +17,7 @@ struct ClientPINTests {
         #expect(body[int: 4] == false)
         let ctap20 = try TestClient(profile: .arculusFIDO2)
         #expect(ctap20.clientPIN([.int(1): .int(1), .int(2): .int(1)]).status == .pinNotSet)
-        #expect(try ctap20.setPIN(Fixture.pin, .one).status == .ok)
+        #expect(try ctap20.setPIN(Fixture.shortPIN, .one).status == .ok)
         #expect(try ctap20.clientPIN([.int(1): .int(1), .int(2): .int(1)]).body() == [.int(3): .int(8)])
     }
 
@@ -53,7 +54,7 @@ struct ClientPINTests {
     func permissionsSubcommandOnCTAP20() throws {
         let client = try TestClient(profile: .arculusFIDO2)
         try client.setPIN()
-        let reply = try client.tokenReply(Fixture.pin, .one, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
+        let reply = try client.tokenReply(Fixture.shortPIN, .one, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
         #expect(reply.status == .invalidSubcommand)
     }
 
@@ -99,8 +100,8 @@ struct ClientPINTests {
     func setPINWrongParam(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
         let session = try client.session(pinProtocol)
-        var request = try TestClient.setPINRequest(session, newPINBlock: paddedPIN(Fixture.pin))
-        request[int: 4] = .bytes(session.authenticate(paddedPIN(Fixture.pin)))  // over the plaintext
+        var request = try TestClient.setPINRequest(session, newPINBlock: paddedPIN(Fixture.shortPIN))
+        request[int: 4] = .bytes(session.authenticate(paddedPIN(Fixture.shortPIN)))  // over the plaintext
         #expect(client.clientPIN(request).status == .pinAuthInvalid)
         request[int: 4] = .bytes([UInt8](repeating: 0, count: pinProtocol.authenticatorOutputLength))
         #expect(client.clientPIN(request).status == .pinAuthInvalid)
@@ -114,14 +115,14 @@ struct ClientPINTests {
         let session = try client.session(pinProtocol)
         // §6.5.5.5 step 6: "decrypt(shared secret, newPinEnc) ... If an error results, it returns
         // CTAP2_ERR_PIN_AUTH_INVALID": a ciphertext that is not whole AES blocks cannot decrypt.
-        let ragged = try session.encrypt(paddedPIN(Fixture.pin)).dropLast()
+        let ragged = try session.encrypt(paddedPIN(Fixture.shortPIN)).dropLast()
         let raggedRequest: CBORMap = [
             .int(1): .int(pinProtocol.rawValue), .int(2): .int(3), .int(3): session.platformKey,
             .int(4): .bytes(session.authenticate(Array(ragged))), .int(5): .bytes(Array(ragged)),
         ]
         #expect(client.clientPIN(raggedRequest).status == .pinAuthInvalid)
         // Step 7: "If paddedNewPin is NOT 64 bytes long, it returns CTAP1_ERR_INVALID_PARAMETER."
-        let short = try TestClient.setPINRequest(session, newPINBlock: Array(paddedPIN(Fixture.pin).prefix(32)))
+        let short = try TestClient.setPINRequest(session, newPINBlock: Array(paddedPIN(Fixture.shortPIN).prefix(32)))
         #expect(client.clientPIN(short).status == .invalidParameter)
         #expect(!client.authenticator.state.isPINSet)
     }
@@ -129,7 +130,7 @@ struct ClientPINTests {
     @Test("setPIN without a mandatory parameter → MISSING_PARAMETER", arguments: [3, 4, 5])
     func setPINMissingParameter(key: Int) throws {
         let client = try TestClient()
-        var request = try TestClient.setPINRequest(try client.session(.one), newPINBlock: paddedPIN(Fixture.pin))
+        var request = try TestClient.setPINRequest(try client.session(.one), newPINBlock: paddedPIN(Fixture.shortPIN))
         request[int: key] = nil
         #expect(client.clientPIN(request).status == .missingParameter)
     }
@@ -138,7 +139,7 @@ struct ClientPINTests {
     func setPINBadPlatformKey() throws {
         let client = try TestClient()
         let session = try client.session(.one)
-        var request = try TestClient.setPINRequest(session, newPINBlock: paddedPIN(Fixture.pin))
+        var request = try TestClient.setPINRequest(session, newPINBlock: paddedPIN(Fixture.shortPIN))
         request[int: 3] = .map([.int(1): .int(2), .int(3): .int(-25), .int(-1): .int(1),
                                 .int(-2): .bytes([UInt8](repeating: 1, count: 32)),
                                 .int(-3): .bytes([UInt8](repeating: 2, count: 32))])
@@ -150,11 +151,11 @@ struct ClientPINTests {
     @Test("changePIN: the new PIN works, the old does not; tokens issued before are invalidated", arguments: PlatformPIN.allCases)
     func changePIN(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
-        let oldToken = try client.token(Fixture.pin, pinProtocol)
-        #expect(try client.changePIN(from: Fixture.pin, to: "98765", pinProtocol).status == .ok)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
+        let oldToken = try client.token(Fixture.shortPIN, pinProtocol)
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: "98765", pinProtocol).status == .ok)
         #expect(client.authenticator.state.pinHash == pinHash("98765"))
-        #expect(try client.tokenReply(Fixture.pin, pinProtocol).status == .pinInvalid)
+        #expect(try client.tokenReply(Fixture.shortPIN, pinProtocol).status == .pinInvalid)
         #expect(try client.token("98765", pinProtocol).value.count == 32)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: oldToken)).status == .pinAuthInvalid)
     }
@@ -162,11 +163,11 @@ struct ClientPINTests {
     @Test("changePIN with a wrong current PIN → PIN_INVALID, retries decremented", arguments: PlatformPIN.allCases)
     func changePINWrongCurrent(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
         #expect(try client.changePIN(from: "0000", to: "98765", pinProtocol).status == .pinInvalid)
         #expect(try client.pinRetries() == 7)
-        #expect(client.authenticator.state.pinHash == pinHash(Fixture.pin))
-        #expect(try client.changePIN(from: Fixture.pin, to: "98765", pinProtocol).status == .ok)
+        #expect(client.authenticator.state.pinHash == pinHash(Fixture.shortPIN))
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: "98765", pinProtocol).status == .ok)
         #expect(try client.pinRetries() == 8)
     }
 
@@ -174,11 +175,11 @@ struct ClientPINTests {
           arguments: PlatformPIN.allCases)
     func changePINRaggedNewPIN(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
         _ = try client.tokenReply("0000", pinProtocol)
         let session = try client.session(pinProtocol)
         let newPinEnc = Array(try session.encrypt(paddedPIN("98765")).dropLast(3))
-        let pinHashEnc = try session.encrypt(pinHash(Fixture.pin))
+        let pinHashEnc = try session.encrypt(pinHash(Fixture.shortPIN))
         let request: CBORMap = [
             .int(1): .int(pinProtocol.rawValue), .int(2): .int(4), .int(3): session.platformKey,
             .int(4): .bytes(session.authenticate(newPinEnc + pinHashEnc)), .int(5): .bytes(newPinEnc),
@@ -187,14 +188,14 @@ struct ClientPINTests {
         // §6.5.5.6: step 8 restores pinRetries after the PIN matched; step 9 fails on decrypt.
         #expect(client.clientPIN(request).status == .pinAuthInvalid)
         #expect(try client.pinRetries() == 8)
-        #expect(client.authenticator.state.pinHash == pinHash(Fixture.pin))
+        #expect(client.authenticator.state.pinHash == pinHash(Fixture.shortPIN))
     }
 
     @Test("changePIN with a wrong pinUvAuthParam → PIN_AUTH_INVALID, not a PIN attempt")
     func changePINWrongParam() throws {
         let client = try TestClient()
         try client.setPIN()
-        var request = try TestClient.changePINRequest(try client.session(.two), currentPIN: Fixture.pin, newPIN: "98765")
+        var request = try TestClient.changePINRequest(try client.session(.two), currentPIN: Fixture.shortPIN, newPIN: "98765")
         request[int: 4] = .bytes([UInt8](repeating: 3, count: 32))
         #expect(client.clientPIN(request).status == .pinAuthInvalid)
         #expect(try client.pinRetries() == 8)
@@ -204,16 +205,16 @@ struct ClientPINTests {
     func changePINPolicy() throws {
         let client = try TestClient()
         try client.setPIN()
-        #expect(try client.changePIN(from: Fixture.pin, to: "12", .one).status == .pinPolicyViolation)
-        #expect(client.authenticator.state.pinHash == pinHash(Fixture.pin))
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: "12", .one).status == .pinPolicyViolation)
+        #expect(client.authenticator.state.pinHash == pinHash(Fixture.shortPIN))
         #expect(try client.pinRetries() == 8)
     }
 
     @Test("changePIN / getPinToken without a PIN → PIN_NOT_SET")
     func noPINSet() throws {
         let client = try TestClient()
-        #expect(try client.changePIN(from: Fixture.pin, to: "98765").status == .pinNotSet)
-        #expect(try client.tokenReply(Fixture.pin).status == .pinNotSet)
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: "98765").status == .pinNotSet)
+        #expect(try client.tokenReply(Fixture.shortPIN).status == .pinNotSet)
     }
 
     // MARK: - Tokens
@@ -221,10 +222,10 @@ struct ClientPINTests {
     @Test("getPinToken with a wrong PIN → PIN_INVALID and one retry fewer", arguments: PlatformPIN.allCases)
     func tokenWrongPIN(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
         #expect(try client.tokenReply("4321", pinProtocol).status == .pinInvalid)
         #expect(try client.pinRetries() == 7)
-        _ = try client.token(Fixture.pin, pinProtocol)
+        _ = try client.token(Fixture.shortPIN, pinProtocol)
         #expect(try client.pinRetries() == 8, "a correct PIN restores the retries")
     }
 
@@ -233,11 +234,11 @@ struct ClientPINTests {
         let client = try TestClient()
         try client.setPIN()
         let session = try client.session(.two)
-        var request = try TestClient.tokenRequest(session, pin: Fixture.pin)
+        var request = try TestClient.tokenRequest(session, pin: Fixture.shortPIN)
         request[int: 9] = .int(1)
         #expect(client.clientPIN(request).status == .invalidParameter)
         request[int: 9] = nil
-        request[int: 0x0A] = .text(Fixture.rpId)
+        request[int: 0x0A] = .text(Fixture.rpID)
         #expect(client.clientPIN(request).status == .invalidParameter)
         #expect(try client.pinRetries() == 8)
     }
@@ -246,13 +247,13 @@ struct ClientPINTests {
           arguments: PlatformPIN.allCases)
     func permissionErrors(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
-        #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: 0).status == .invalidParameter)
-        #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: PermissionBit.bioEnrollment).status
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
+        #expect(try client.tokenReply(Fixture.shortPIN, pinProtocol, permissions: 0).status == .invalidParameter)
+        #expect(try client.tokenReply(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.bioEnrollment).status
                 == .unauthorizedPermission)
-        #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential | 0x20).status
+        #expect(try client.tokenReply(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.makeCredential | 0x20).status
                 == .unauthorizedPermission, "acfg without authenticatorConfig")
-        var request = try TestClient.tokenRequest(try client.session(pinProtocol), pin: Fixture.pin,
+        var request = try TestClient.tokenRequest(try client.session(pinProtocol), pin: Fixture.shortPIN,
                                                   permissions: PermissionBit.makeCredential)
         request[int: 2] = .int(9)
         request[int: 9] = nil
@@ -260,12 +261,12 @@ struct ClientPINTests {
         #expect(try client.pinRetries() == 8, "none of these was a PIN attempt")
         // CTAP 2.1 §6.5.5.7, the permissions table: mc and ga need a permissions RP ID.
         for permissions in [PermissionBit.makeCredential, PermissionBit.getAssertion, PermissionBit.makeCredential | PermissionBit.getAssertion] {
-            #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: permissions).status == .missingParameter,
+            #expect(try client.tokenReply(Fixture.shortPIN, pinProtocol, permissions: permissions).status == .missingParameter,
                     "permissions \(permissions) without rpId")
         }
         #expect(try client.pinRetries() == 8, "none of these was a PIN attempt")
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential | PermissionBit.getAssertion,
-                                     rpId: Fixture.rpId)
+        let token = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.makeCredential | PermissionBit.getAssertion,
+                                     rpId: Fixture.rpID)
         #expect(token.value.count == 32)
     }
 
@@ -273,7 +274,7 @@ struct ClientPINTests {
     func tokenMissingParameter(key: Int) throws {
         let client = try TestClient()
         try client.setPIN()
-        var request = try TestClient.tokenRequest(try client.session(.one), pin: Fixture.pin)
+        var request = try TestClient.tokenRequest(try client.session(.one), pin: Fixture.shortPIN)
         request[int: key] = nil
         #expect(client.clientPIN(request).status == .missingParameter)
     }
@@ -303,7 +304,7 @@ struct ClientPINTests {
     @Test("a wrong PIN regenerates the key agreement key: the old shared secret then fails", arguments: PlatformPIN.allCases)
     func wrongPINRegeneratesKeyAgreement(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
         let keyRequest: CBORMap = [.int(1): .int(pinProtocol.rawValue), .int(2): .int(2)]
         let cardKeyBefore = try client.clientPIN(keyRequest).body()[int: 1]
         let stale = try client.session(pinProtocol)
@@ -312,7 +313,7 @@ struct ClientPINTests {
 
         // The right PIN under the stale shared secret: the card decrypts pinHashEnc with a
         // different secret, which is a mismatch (§6.5.5.7.1 step 9.1): PIN_INVALID, attempt counted.
-        #expect(client.clientPIN(try TestClient.tokenRequest(stale, pin: Fixture.pin)).status == .pinInvalid)
+        #expect(client.clientPIN(try TestClient.tokenRequest(stale, pin: Fixture.shortPIN)).status == .pinInvalid)
         #expect(try client.pinRetries() == 6)
 
         // changePIN under a stale secret fails its pinUvAuthParam check first (§6.5.5.6 step 5):
@@ -321,10 +322,10 @@ struct ClientPINTests {
         let beforeFailure = try client.session(pinProtocol)
         #expect(try client.tokenReply("0000", pinProtocol).status == .pinInvalid)
         #expect(try client.pinRetries() == 5)
-        let change = try TestClient.changePINRequest(beforeFailure, currentPIN: Fixture.pin, newPIN: "98765")
+        let change = try TestClient.changePINRequest(beforeFailure, currentPIN: Fixture.shortPIN, newPIN: "98765")
         #expect(client.clientPIN(change).status == .pinAuthInvalid)
         #expect(try client.pinRetries() == 5)
-        #expect(try client.token(Fixture.pin, pinProtocol).value.count == 32)
+        #expect(try client.token(Fixture.shortPIN, pinProtocol).value.count == 32)
     }
 
     @Test("the key agreement key stays the same after a correct PIN")
@@ -333,7 +334,7 @@ struct ClientPINTests {
         try client.setPIN()
         let session = try client.session(.one)
         _ = try client.token()
-        let reply = client.clientPIN(try TestClient.tokenRequest(session, pin: Fixture.pin))
+        let reply = client.clientPIN(try TestClient.tokenRequest(session, pin: Fixture.shortPIN))
         #expect(reply.status == .ok)
     }
 }

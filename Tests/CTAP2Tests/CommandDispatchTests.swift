@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -48,7 +49,7 @@ struct CommandDispatchTests {
              CBOREncoder.encode(.map(TestClient.getAssertionRequest(allowList: [[UInt8](repeating: 1, count: 81)],
                                                                     options: ["up": true])))),
             ("clientPIN setPIN", CTAPByte.clientPIN,
-             CBOREncoder.encode(.map(try TestClient.setPINRequest(session, newPINBlock: paddedPIN(Fixture.pin))))),
+             CBOREncoder.encode(.map(try TestClient.setPINRequest(session, newPINBlock: paddedPIN(Fixture.shortPIN))))),
         ]
     }
 

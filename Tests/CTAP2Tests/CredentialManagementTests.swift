@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -27,18 +28,18 @@ struct CredentialManagementTests {
 
         init(pinProtocol: PlatformPIN = .two) throws {
             client = try TestClient()
-            try client.setPIN(Fixture.pin, pinProtocol)
+            try client.setPIN(Fixture.shortPIN, pinProtocol)
             alice = try client.makeCredential(userId: [1], userName: "alice", displayName: "Alice", rk: true,
-                                              extensions: ["credProtect": 2], token: try client.token(Fixture.pin, pinProtocol))
+                                              extensions: ["credProtect": 2], token: try client.token(Fixture.shortPIN, pinProtocol))
             bob = try client.makeCredential(userId: [2], userName: "bob", displayName: "Bob", rk: true,
-                                            token: try client.token(Fixture.pin, pinProtocol))
-            other = try client.makeCredential(rpId: Fixture.otherRpId, userId: [3], userName: "carol", displayName: nil,
-                                              rk: true, token: try client.token(Fixture.pin, pinProtocol))
+                                            token: try client.token(Fixture.shortPIN, pinProtocol))
+            other = try client.makeCredential(rpId: Fixture.otherRpID, userId: [3], userName: "carol", displayName: nil,
+                                              rk: true, token: try client.token(Fixture.shortPIN, pinProtocol))
             _ = try client.makeCredential()
         }
 
         func cmToken(_ pinProtocol: PlatformPIN = .two, rpId: String? = nil) throws -> PlatformToken {
-            try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.credentialManagement, rpId: rpId)
+            try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.credentialManagement, rpId: rpId)
         }
     }
 
@@ -71,7 +72,7 @@ struct CredentialManagementTests {
             #expect(entry[int: 4] == .bytes(SHA256.hash(Array(id.utf8))), "rpIDHash")
             seen.append(id)
         }
-        #expect(Set(seen) == [Fixture.rpId, Fixture.otherRpId])
+        #expect(Set(seen) == [Fixture.rpID, Fixture.otherRpID])
         #expect(seen.count == 2)
         #expect(client.credentialManagement(CM.enumerateRPsGetNextRP, token: nil).status == .notAllowed)
     }
@@ -92,7 +93,7 @@ struct CredentialManagementTests {
         let client = setup.client
         let token = try setup.cmToken()
         let first = try client.credentialManagement(CM.enumerateCredentialsBegin,
-                                                    parameters: Self.rpIdHashParameters(Fixture.rpId), token: token).body()
+                                                    parameters: Self.rpIdHashParameters(Fixture.rpID), token: token).body()
         #expect(first[int: 9] == .int(2), "totalCredentials")
         let second = try client.credentialManagement(CM.enumerateCredentialsGetNextCredential, token: nil).body()
         #expect(second[int: 9] == nil)
@@ -137,7 +138,7 @@ struct CredentialManagementTests {
         _ = try client.getInfo()
         #expect(client.credentialManagement(CM.enumerateRPsGetNextRP, token: nil).status == .notAllowed)
         _ = try client.credentialManagement(CM.enumerateCredentialsBegin,
-                                            parameters: Self.rpIdHashParameters(Fixture.rpId), token: token).body()
+                                            parameters: Self.rpIdHashParameters(Fixture.rpID), token: token).body()
         _ = try client.credentialManagement(CM.getCredsMetadata, token: token).body()
         #expect(client.credentialManagement(CM.enumerateCredentialsGetNextCredential, token: nil).status == .notAllowed)
     }
@@ -208,7 +209,7 @@ struct CredentialManagementTests {
                       CM.updateUserInformation])
     func puatRequired(subCommand: UInt64) throws {
         let setup = try Setup()
-        let parameters: CBORMap = [.int(1): .bytes(SHA256.hash(Array(Fixture.rpId.utf8))),
+        let parameters: CBORMap = [.int(1): .bytes(SHA256.hash(Array(Fixture.rpID.utf8))),
                                    .int(2): TestClient.descriptor(setup.bob.id)]
         let reply = setup.client.credentialManagement(subCommand, parameters: parameters, token: nil)
         #expect(reply.status == .puatRequired)
@@ -219,7 +220,7 @@ struct CredentialManagementTests {
     func authenticationErrors() throws {
         let setup = try Setup()
         let client = setup.client
-        let mcGaToken = try client.token(Fixture.pin, .two)
+        let mcGaToken = try client.token(Fixture.shortPIN, .two)
         #expect(client.credentialManagement(CM.getCredsMetadata, token: mcGaToken).status == .pinAuthInvalid)
 
         let token = try setup.cmToken()
@@ -247,13 +248,13 @@ struct CredentialManagementTests {
     func rpBoundToken() throws {
         let setup = try Setup()
         let client = setup.client
-        let token = try setup.cmToken(rpId: Fixture.rpId)
+        let token = try setup.cmToken(rpId: Fixture.rpID)
         #expect(client.credentialManagement(CM.getCredsMetadata, token: token).status == .pinAuthInvalid)
         #expect(client.credentialManagement(CM.enumerateRPsBegin, token: token).status == .pinAuthInvalid)
-        #expect(client.credentialManagement(CM.enumerateCredentialsBegin, parameters: Self.rpIdHashParameters(Fixture.rpId),
+        #expect(client.credentialManagement(CM.enumerateCredentialsBegin, parameters: Self.rpIdHashParameters(Fixture.rpID),
                                             token: token).status == .ok)
         #expect(client.credentialManagement(CM.enumerateCredentialsBegin,
-                                            parameters: Self.rpIdHashParameters(Fixture.otherRpId),
+                                            parameters: Self.rpIdHashParameters(Fixture.otherRpID),
                                             token: token).status == .pinAuthInvalid)
         #expect(client.credentialManagement(CM.deleteCredential, parameters: [.int(2): TestClient.descriptor(setup.other.id)],
                                             token: token).status == .pinAuthInvalid)

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -79,7 +80,7 @@ struct HMACSecretTests {
     @Test("outputs are stable per salt, concatenate for two salts, and differ per salt and per UV", arguments: PlatformPIN.allCases)
     func outputs(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
         let made = try client.makeCredential(extensions: ["hmac-secret": true])
         let session = try client.session(pinProtocol)
 
@@ -92,7 +93,7 @@ struct HMACSecretTests {
         let both = try Self.output(client, session, credential: made.id, salts: Self.salt1 + Self.salt2)
         #expect(both == first + other, "output1 ‖ output2 for salt1 ‖ salt2")
 
-        let token = try client.token(Fixture.pin, pinProtocol)
+        let token = try client.token(Fixture.shortPIN, pinProtocol)
         let verifiedSession = try client.session(pinProtocol)
         let withUV = try Self.output(client, verifiedSession, credential: made.id, salts: Self.salt1, token: token)
         #expect(withUV.count == 32)

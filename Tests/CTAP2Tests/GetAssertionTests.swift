@@ -1,4 +1,5 @@
 import ArculusCard
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -28,12 +29,12 @@ struct GetAssertionTests {
         let assertion = try client.assert(allowList: [[0x01, 0x02], made.id])
         #expect(assertion.credentialId == made.id)
         #expect(assertion.verifies(with: made.publicKey))
-        #expect(assertion.authData.rpIdHash == SHA256.hash(Array(Fixture.rpId.utf8)))
+        #expect(assertion.authData.rpIdHash == SHA256.hash(Array(Fixture.rpID.utf8)))
         #expect(assertion.authData.flags == AuthData.userPresent, "UP only: no UV, no AT, no ED")
         #expect(assertion.authData.raw.count == 37)
         #expect(assertion.numberOfCredentials == nil, "numberOfCredentials is omitted with an allowList")
         if discoverable {
-            #expect(assertion.user == ["id": .bytes(Fixture.userId)])
+            #expect(assertion.user == ["id": .bytes(Fixture.userID)])
         }
     }
 
@@ -52,11 +53,11 @@ struct GetAssertionTests {
     @Test("a credential ID bound to another RP → NO_CREDENTIALS")
     func otherRP() throws {
         let client = try TestClient()
-        let made = try client.makeCredential(rpId: Fixture.otherRpId)
+        let made = try client.makeCredential(rpId: Fixture.otherRpID)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id])).status == .noCredentials)
         var tampered = made.id
         tampered[tampered.count / 2] ^= 0x01
-        #expect(client.getAssertion(TestClient.getAssertionRequest(rpId: Fixture.otherRpId, allowList: [tampered])).status
+        #expect(client.getAssertion(TestClient.getAssertionRequest(rpId: Fixture.otherRpID, allowList: [tampered])).status
                 == .noCredentials)
     }
 
@@ -64,7 +65,7 @@ struct GetAssertionTests {
     func nothingDiscoverable() throws {
         let client = try TestClient()
         _ = try client.makeCredential(rk: false)
-        _ = try client.makeCredential(rpId: Fixture.otherRpId, rk: true)
+        _ = try client.makeCredential(rpId: Fixture.otherRpID, rk: true)
         #expect(client.getAssertion(TestClient.getAssertionRequest()).status == .noCredentials)
     }
 
@@ -75,7 +76,7 @@ struct GetAssertionTests {
         for index in 1...3 {
             made.append(try client.makeCredential(userId: [UInt8(index)], userName: "user\(index)", rk: true))
         }
-        _ = try client.makeCredential(rpId: Fixture.otherRpId, userId: [9], rk: true)
+        _ = try client.makeCredential(rpId: Fixture.otherRpID, userId: [9], rk: true)
         let first = try client.assert()
         #expect(first.numberOfCredentials == 3)
         #expect(first.credentialId == made[2].id)
@@ -153,9 +154,9 @@ struct GetAssertionTests {
     func userDetails() throws {
         let client = try TestClient()
         try client.setPIN()
-        let single = try client.makeCredential(rpId: Fixture.otherRpId, userId: [7], userName: "solo",
+        let single = try client.makeCredential(rpId: Fixture.otherRpID, userId: [7], userName: "solo",
                                                displayName: "Solo", rk: true, token: try client.token())
-        let alone = try client.assert(rpId: Fixture.otherRpId, token: try client.token())
+        let alone = try client.assert(rpId: Fixture.otherRpID, token: try client.token())
         #expect(alone.credentialId == single.id)
         #expect(alone.user == ["id": .bytes([7])])
         #expect(alone.authData.uv)
@@ -196,7 +197,7 @@ struct GetAssertionTests {
         let client = try TestClient()
         try client.setPIN()
         let made = try client.makeCredential()
-        let token = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
+        let token = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.rpID)
         let silent = try client.assert(allowList: [made.id], options: ["up": false], token: token)
         #expect(silent.authData.uv)
         #expect(!silent.authData.up)
@@ -285,13 +286,13 @@ struct GetAssertionTests {
         let client = try TestClient()
         try client.setPIN()
         let made = try client.makeCredential()
-        let mcOnly = try client.token(permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
+        let mcOnly = try client.token(permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], token: mcOnly)).status
                 == .pinAuthInvalid)
-        let otherRP = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.otherRpId)
+        let otherRP = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.otherRpID)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], token: otherRP)).status
                 == .pinAuthInvalid)
-        let good = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
+        let good = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.rpID)
         #expect(try client.assert(allowList: [made.id], token: good).authData.uv)
     }
 

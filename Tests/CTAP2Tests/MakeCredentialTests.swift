@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -14,7 +15,7 @@ struct MakeCredentialTests {
         let client = try TestClient()
         let made = try client.makeCredential()
         let authData = made.authData
-        #expect(authData.rpIdHash == SHA256.hash(Array(Fixture.rpId.utf8)))
+        #expect(authData.rpIdHash == SHA256.hash(Array(Fixture.rpID.utf8)))
         #expect(authData.flags == AuthData.userPresent | AuthData.attestedCredentialData, "UP and AT only")
         #expect(authData.counter >= 1)
         #expect(authData.aaguid == (try aaguidBytes("3f59672f-20aa-4afe-b6f4-7e5e916b6d98")))
@@ -33,11 +34,11 @@ struct MakeCredentialTests {
         let stored = try #require(client.authenticator.state.residentCredentials.first)
         #expect(client.authenticator.state.residentCredentials.count == 1)
         #expect(stored.id == made.id)
-        #expect(stored.rpId == Fixture.rpId)
-        #expect(stored.rpName == "Example")
-        #expect(stored.userId == Fixture.userId)
-        #expect(stored.userName == "alice")
-        #expect(stored.userDisplayName == "Alice A.")
+        #expect(stored.rpId == Fixture.rpID)
+        #expect(stored.rpName == Fixture.rpName)
+        #expect(stored.userId == Fixture.userID)
+        #expect(stored.userName == Fixture.userName)
+        #expect(stored.userDisplayName == Fixture.userDisplayName)
     }
 
     @Test("each credential gets its own key and ID, and the counter goes up")
@@ -178,8 +179,8 @@ struct MakeCredentialTests {
     @Test("a pinUvAuthParam that is not authenticate(token, clientDataHash) → PIN_AUTH_INVALID", arguments: PlatformPIN.allCases)
     func wrongParam(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
-        let token = try client.token(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
+        let token = try client.token(Fixture.shortPIN, pinProtocol)
         var request = TestClient.makeCredentialRequest(token: token)
         request[int: 8] = .bytes(token.authenticate(Fixture.clientDataHash("something else")))
         #expect(client.makeCredential(request).status == .pinAuthInvalid)
@@ -190,8 +191,8 @@ struct MakeCredentialTests {
     @Test("a valid token sets UV; on CTAP 2.1 it is used up by the makeCredential", arguments: PlatformPIN.allCases)
     func tokenUse(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
-        let token = try client.token(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
+        let token = try client.token(Fixture.shortPIN, pinProtocol)
         let made = try client.makeCredential(rk: true, token: token)
         #expect(made.authData.uv)
         #expect(made.authData.up)
@@ -234,7 +235,7 @@ struct MakeCredentialTests {
     func tokenWithoutMakeCredentialPermission() throws {
         let client = try TestClient()
         try client.setPIN()
-        let token = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
+        let token = try client.token(permissions: PermissionBit.getAssertion, rpId: Fixture.rpID)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: token)).status == .pinAuthInvalid)
         let cmToken = try client.token(permissions: PermissionBit.credentialManagement)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: cmToken)).status == .pinAuthInvalid)
@@ -244,9 +245,9 @@ struct MakeCredentialTests {
     func tokenBoundToAnotherRP() throws {
         let client = try TestClient()
         try client.setPIN()
-        let other = try client.token(permissions: PermissionBit.makeCredential, rpId: Fixture.otherRpId)
+        let other = try client.token(permissions: PermissionBit.makeCredential, rpId: Fixture.otherRpID)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: other)).status == .pinAuthInvalid)
-        let same = try client.token(permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
+        let same = try client.token(permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
         #expect(try client.makeCredential(token: same).authData.uv)
     }
 
@@ -266,7 +267,7 @@ struct MakeCredentialTests {
     @Test("excludeList with another RP's credential or a foreign ID does not exclude")
     func notExcluded() throws {
         let client = try TestClient()
-        let otherRP = try client.makeCredential(rpId: Fixture.otherRpId)
+        let otherRP = try client.makeCredential(rpId: Fixture.otherRpID)
         let request = TestClient.makeCredentialRequest(excludeList: [otherRP.id, [UInt8](repeating: 1, count: 81)])
         #expect(client.makeCredential(request).status == .ok)
     }
@@ -304,7 +305,7 @@ struct MakeCredentialTests {
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [first.id])).status == .noCredentials)
 
         // Same user ID for another RP is a different credential.
-        #expect(client.makeCredential(TestClient.makeCredentialRequest(rpId: Fixture.otherRpId, userId: [1],
+        #expect(client.makeCredential(TestClient.makeCredentialRequest(rpId: Fixture.otherRpID, userId: [1],
                                                                         options: ["rk": true])).status == .keyStoreFull)
     }
 

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import ArculusCard
 import CTAP2
@@ -31,7 +32,7 @@ struct PINLockoutTests {
     @Test("3 wrong → PIN_AUTH_BLOCKED until power cycle; 8 wrong → PIN_BLOCKED until reset", arguments: PlatformPIN.allCases)
     func fullLockout(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
         func attempt(_ pin: String) throws -> CTAPStatus? { try client.tokenReply(pin, pinProtocol).status }
 
         #expect(try attempt("0000") == .pinInvalid)
@@ -39,13 +40,13 @@ struct PINLockoutTests {
         #expect(try attempt("0002") == .pinAuthBlocked)
         #expect(try client.pinRetries() == 5)
         #expect(try client.clientPIN([.int(2): .int(1)]).body()[int: 4] == true, "powerCycleState")
-        #expect(try attempt(Fixture.pin) == .pinAuthBlocked, "even the right PIN, until a power cycle")
-        #expect(try client.changePIN(from: Fixture.pin, to: "98765", pinProtocol).status == .pinAuthBlocked)
+        #expect(try attempt(Fixture.shortPIN) == .pinAuthBlocked, "even the right PIN, until a power cycle")
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: "98765", pinProtocol).status == .pinAuthBlocked)
         #expect(try client.pinRetries() == 5, "a blocked attempt does not count")
 
         client.powerCycle()
         #expect(try client.clientPIN([.int(2): .int(1)]).body()[int: 4] == false)
-        #expect(try client.token(Fixture.pin, pinProtocol).value.count == 32)
+        #expect(try client.token(Fixture.shortPIN, pinProtocol).value.count == 32)
         #expect(try client.pinRetries() == 8)
 
         // Eight wrong PINs in total, with a power cycle after every third.
@@ -58,10 +59,10 @@ struct PINLockoutTests {
             if index % 3 == 2 { client.powerCycle() }
         }
         #expect(try client.pinRetries() == 0)
-        #expect(try attempt(Fixture.pin) == .pinBlocked)
+        #expect(try attempt(Fixture.shortPIN) == .pinBlocked)
         client.powerCycle()
-        #expect(try attempt(Fixture.pin) == .pinBlocked, "a power cycle does not unblock")
-        #expect(try client.changePIN(from: Fixture.pin, to: "98765", pinProtocol).status == .pinBlocked)
+        #expect(try attempt(Fixture.shortPIN) == .pinBlocked, "a power cycle does not unblock")
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: "98765", pinProtocol).status == .pinBlocked)
         #expect(try client.pinRetries() == 0)
 
         #expect(client.send(CTAPByte.reset).status == .ok)
@@ -91,7 +92,7 @@ struct PINLockoutTests {
         let client = try TestClient(profile: .arculusFIDO21, storage: storage)
         try client.setPIN()
         let before = storage.saved.count
-        let reply = try client.tokenReply(correctPIN ? Fixture.pin : "0000")
+        let reply = try client.tokenReply(correctPIN ? Fixture.shortPIN : "0000")
         let writes = storage.saved[before...].map(\.pinRetries)
         if correctPIN {
             #expect(reply.status == .ok)
@@ -108,7 +109,7 @@ struct PINLockoutTests {
         let client = try TestClient(profile: .arculusFIDO21, storage: storage)
         try client.setPIN()
         storage.failSaves = true
-        #expect(try client.tokenReply(Fixture.pin).status == .other)
+        #expect(try client.tokenReply(Fixture.shortPIN).status == .other)
         #expect(client.authenticator.state.pinRetries == 8)
         storage.failSaves = false
         #expect(try client.token().value.count == 32)
@@ -121,7 +122,7 @@ struct PINLockoutTests {
         profile.signatureCounterReservation = 1
         let client = try TestClient(profile: profile, storage: storage)
         try client.setPIN()
-        #expect(storage.saved.last?.pinHash == pinHash(Fixture.pin))
+        #expect(storage.saved.last?.pinHash == pinHash(Fixture.shortPIN))
         let made = try client.makeCredential(rk: true, token: try client.token())
         #expect(storage.saved.last?.residentCredentials.map(\.id) == [made.id])
         #expect(storage.saved.last?.signatureCounter == made.authData.counter)

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -46,10 +47,10 @@ struct PINProtocolTwoParamTests {
     func lastBytesCount(command: Command, flipped index: Int) throws {
         let client = try TestClient()
         _ = try client.makeCredential(rk: true)  // a discoverable credential for getAssertion to find
-        #expect(try client.setPIN(Fixture.pin, .two).status == .ok)
-        let rpId: String? = command == .credentialManagement ? nil : Fixture.rpId
+        #expect(try client.setPIN(Fixture.shortPIN, .two).status == .ok)
+        let rpId: String? = command == .credentialManagement ? nil : Fixture.rpID
         let forged = try Self.request(command, client: client,
-                                      token: try client.token(Fixture.pin, .two, permissions: Self.permission(command), rpId: rpId)) {
+                                      token: try client.token(Fixture.shortPIN, .two, permissions: Self.permission(command), rpId: rpId)) {
             #expect($0.count == 32, "protocol two's pinUvAuthParam is 32 bytes")
             var param = $0
             param[index] ^= 0x01
@@ -58,7 +59,7 @@ struct PINProtocolTwoParamTests {
         #expect(client.send(forged.byte, forged.body).status == .pinAuthInvalid)
         // A fresh token, so that the refusal above did not use it up either way.
         let genuine = try Self.request(command, client: client,
-                                       token: try client.token(Fixture.pin, .two, permissions: Self.permission(command), rpId: rpId)) { $0 }
+                                       token: try client.token(Fixture.shortPIN, .two, permissions: Self.permission(command), rpId: rpId)) { $0 }
         #expect(client.send(genuine.byte, genuine.body).status == .ok)
     }
 
@@ -66,9 +67,9 @@ struct PINProtocolTwoParamTests {
     func truncated(command: Command) throws {
         let client = try TestClient()
         _ = try client.makeCredential(rk: true)
-        #expect(try client.setPIN(Fixture.pin, .two).status == .ok)
-        let rpId: String? = command == .credentialManagement ? nil : Fixture.rpId
-        let token = try client.token(Fixture.pin, .two, permissions: Self.permission(command), rpId: rpId)
+        #expect(try client.setPIN(Fixture.shortPIN, .two).status == .ok)
+        let rpId: String? = command == .credentialManagement ? nil : Fixture.rpID
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.permission(command), rpId: rpId)
         let cut = try Self.request(command, client: client, token: token) { Array($0.prefix(16)) }
         #expect(client.send(cut.byte, cut.body).status == .pinAuthInvalid)
     }

@@ -3,14 +3,11 @@ import CardCrypto
 import Foundation
 import Testing
 import FIDOWire
+import TestSupport
 
 @Suite("Profile fixtures and compiled-in attestation material")
 struct ProfileAndAttestationMaterialTests {
-    static let profilesDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // CTAP2Tests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // package root
-        .appendingPathComponent("Fixtures/profiles")
+    static let profilesDirectory = Repository.fixtures.appendingPathComponent("profiles")
 
     @Test("every Fixtures/profiles/*.json decodes equal to the built-in profile of its name")
     func profileFixtures() throws {

@@ -197,8 +197,7 @@ struct ProfileSwitchReadmeTests {
 
     @Test("Docs/Profiles.md has every switch's row: name, values, default, what it changes, the room or the rule broken")
     func readmeTable() throws {
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Docs/Profiles.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Repository.root.appendingPathComponent("Docs/Profiles.md"), encoding: .utf8)
         let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `behaviour.") || $0.hasPrefix("| `departures.") }
         #expect(rows.map(String.init) == CardProfile.switches.map(Self.row))
     }

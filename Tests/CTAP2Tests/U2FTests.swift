@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -131,7 +132,7 @@ struct U2FTests {
     func ctap2CredentialAsKeyHandle() throws {
         let client = try TestClient()
         let made = try client.makeCredential()
-        let application = SHA256.hash(Array(Fixture.rpId.utf8))
+        let application = SHA256.hash(Array(Fixture.rpID.utf8))
         let response = try Self.success(client.authenticator.u2fAuthenticate(
             control: 0x03, challenge: Self.challenge, application: application, keyHandle: made.id))
         #expect(made.publicKey.isValidSignature(Array(response[5...]),
@@ -141,7 +142,7 @@ struct U2FTests {
     @Test("a U2F registration works with CTAP2 getAssertion when rpId hashes to the application")
     func keyHandleAsCTAP2Credential() throws {
         let client = try TestClient()
-        let application = SHA256.hash(Array(Fixture.rpId.utf8))
+        let application = SHA256.hash(Array(Fixture.rpID.utf8))
         let registration = try Self.register(client.authenticator, application: application)
         let assertion = try client.assert(allowList: [registration.keyHandle])
         #expect(assertion.verifies(with: try P256PublicKey(x962: registration.publicKey)))

@@ -1,4 +1,5 @@
 import ArculusCard
+import CardTestSupport
 import CTAPClient
 import FIDOWire
 import Testing
@@ -70,7 +71,7 @@ struct AsyncClientTests {
 
         try sync.changePIN(from: Fixture.pin, to: "24681357")
         try await client.changePIN(from: Fixture.pin, to: "24681357")
-        let wrong = await Self.error { _ = try await client.pinToken(pin: Fixture.pin, permissions: .getAssertion, rpID: Fixture.rpID) }
+        let wrong = await Fixture.error { _ = try await client.pinToken(pin: Fixture.pin, permissions: .getAssertion, rpID: Fixture.rpID) }
         #expect(wrong == Fixture.error { _ = try sync.pinToken(pin: Fixture.pin, permissions: .getAssertion, rpID: Fixture.rpID) })
         #expect(wrong?.ctapStatus == .pinInvalid)
         #expect(try await client.pinRetries().retries == (try sync.pinRetries().retries))
@@ -116,7 +117,7 @@ struct AsyncClientTests {
     ])
     func errors(steps: [ScriptedCardTransport.Step], expected: CTAPClientError) async {
         let card = ScriptedCardTransport(steps)
-        let error = await Self.error { _ = try await AsyncCTAPClient(transport: Awaited(inner: card)) }
+        let error = await Fixture.error { _ = try await AsyncCTAPClient(transport: Awaited(inner: card)) }
         #expect(error == expected)
         #expect(error == Fixture.error { _ = try CTAPClient(transport: ScriptedCardTransport(steps)) }, "the synchronous client's error")
     }
@@ -125,19 +126,19 @@ struct AsyncClientTests {
     func limits() async throws {
         let long = [UInt8](repeating: 0x01, count: 300)
         let refused = ScriptedCardTransport([.anyCommand(response: [0x6A, 0x80])])
-        #expect(await Self.error { _ = try await AsyncNFCCTAPChannel(transport: Awaited(inner: refused)).sendCTAPMessage(long) }
+        #expect(await Fixture.error { _ = try await AsyncNFCCTAPChannel(transport: Awaited(inner: refused)).sendCTAPMessage(long) }
             == .unexpectedStatusWord(0x6A80, during: "a chained NFCCTAP_MSG piece"))
 
         var chained = AsyncNFCCTAPChannel(transport: Awaited(inner: ScriptedCardTransport(Array(repeating: .anyCommand(response: [0x61, 0x01]), count: 4))))
         chained.maximumGetResponses = 2
-        #expect(await Self.error { _ = try await chained.sendCTAPMessage([0x04]) }
+        #expect(await Fixture.error { _ = try await chained.sendCTAPMessage([0x04]) }
             == .malformedResponse("the card still answered 61xx after 2 GET RESPONSEs"))
 
         var busy = AsyncNFCCTAPChannel(transport: Awaited(inner: ScriptedCardTransport(Array(repeating: .anyCommand(response: [0x01, 0x91, 0x00]), count: 8))))
         busy.maximumPolling = .zero
-        #expect(await Self.error { _ = try await busy.sendCTAPMessage([0x04]) } == .stillProcessing(afterSeconds: 0))
+        #expect(await Fixture.error { _ = try await busy.sendCTAPMessage([0x04]) } == .stillProcessing(afterSeconds: 0))
 
-        #expect(await Self.error { _ = try await AsyncNFCCTAPChannel(transport: Awaited(inner: ScriptedCardTransport([]))).sendCTAPMessage([]) }
+        #expect(await Fixture.error { _ = try await AsyncNFCCTAPChannel(transport: Awaited(inner: ScriptedCardTransport([]))).sendCTAPMessage([]) }
             == .invalidArgument("an empty CTAP message"))
     }
 
@@ -173,21 +174,9 @@ struct AsyncClientTests {
     func cancelledWhilePolling() async {
         let task = Task {
             let busy = ScriptedCardTransport(Array(repeating: .anyCommand(response: [0x01, 0x91, 0x00]), count: 64))
-            return await Self.error { _ = try await AsyncNFCCTAPChannel(transport: Awaited(inner: busy)).sendCTAPMessage([0x04]) }
+            return await Fixture.error { _ = try await AsyncNFCCTAPChannel(transport: Awaited(inner: busy)).sendCTAPMessage([0x04]) }
         }
         task.cancel()
         #expect(await task.value == .transport(.cancelled))
-    }
-
-    /// The error an async body throws as a `CTAPClientError`, or nil.
-    static func error(_ body: () async throws -> Void) async -> CTAPClientError? {
-        do {
-            try await body()
-            return nil
-        } catch let error as CTAPClientError {
-            return error
-        } catch {
-            return nil
-        }
     }
 }

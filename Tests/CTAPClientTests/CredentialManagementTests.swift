@@ -1,4 +1,5 @@
 import ArculusCard
+import CardTestSupport
 import CTAPClient
 import Testing
 

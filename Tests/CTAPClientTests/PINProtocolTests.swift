@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAPClient
 import CardCrypto

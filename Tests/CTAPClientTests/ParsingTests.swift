@@ -1,4 +1,5 @@
 import ArculusCard
+import CardTestSupport
 import CBOR
 import CTAPClient
 import Testing

@@ -2,13 +2,14 @@ import ArculusCard
 import CardProbe
 import Foundation
 import Testing
+import TestSupport
 
 /// A hand-made profile that sets many switches at once (`Fixtures/behaviour/many-switches.json`),
 /// probed in process with the writing part: its fingerprint differs from arculus-fido21's exactly
 /// in the entries its switches concern — each listed below with the switch that makes it.
 @Suite("Profile switches: a card with many switches, probed")
 struct ManySwitchesProbeTests {
-    static let profilePath = Probing.fixtures.appendingPathComponent("behaviour/many-switches.json").path
+    static let profilePath = Repository.fixtures.appendingPathComponent("behaviour/many-switches.json").path
 
     /// The entries that differ (the writing part's that show one switch too), each with the switch
     /// that makes it differ.

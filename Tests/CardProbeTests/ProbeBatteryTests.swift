@@ -1,17 +1,19 @@
 import ArculusCard
+import ArculusFidoConnectors
 import CTAPClient
 import CardCrypto
 import CardProbe
 import FIDOWire
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("The probe's battery against the emulator, in process")
 struct ProbeBatteryTests {
     @Test("each built-in profile reproduces its fixture (Fixtures/fingerprints/<profile>.fingerprint.json) exactly",
           arguments: CardProfile.builtIn)
     func fixtures(profile: CardProfile) throws {
-        let path = Probing.fixtures.appendingPathComponent("fingerprints/\(profile.name).fingerprint.json").path
+        let path = Repository.fixtures.appendingPathComponent("fingerprints/\(profile.name).fingerprint.json").path
         let kept = try String(contentsOfFile: path, encoding: .utf8)
         let probed = try Probing.fingerprint(profile)
         #expect(probed.text == kept, "run 'arculus-card probe fixtures' and review the change")
@@ -39,10 +41,9 @@ struct ProbeBatteryTests {
 
     @Test("without writes the card's image stays byte for byte the same, PIN retries and counter included")
     func readOnlyChangesNothing() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("card.img").path
+        let directory = try TemporaryDirectory("probe")
+        defer { withExtendedLifetime(directory) {} }  // its files are used after its last mention
+        let path = directory.file("card.img")
         do {
             let card = try VirtualCard(imageAt: path)
             try card.setPIN("123456")
@@ -88,7 +89,7 @@ struct ProbeBatteryTests {
         let total = CardProber().entryCount
         let index = try #require(try ProbeBatteryTests.index(of: "clientPIN without parameters"))
         let expected = ProbeError.cardRemoved(during: "clientPIN without parameters", entry: index, of: total,
-                                              reason: "the emulated card left the field")
+                                              reason: "the card left the field")
         #expect(throws: expected) { try Probing.fingerprint(of: card) }
         #expect(expected.description.hasPrefix("the card left the reader during entry \(index) of \(total) (clientPIN without parameters): "))
     }
@@ -98,7 +99,7 @@ struct ProbeBatteryTests {
         var prober = CardProber()
         var found: Int?
         prober.onEntry = { index, _, description in if description == summary && found == nil { found = index } }
-        _ = try prober.run(on: EmulatedCardTransport(card: try VirtualCard()), atr: [0x3B], source: "")
+        _ = try prober.run(on: VirtualCardTransport(card: try VirtualCard()), atr: [0x3B], source: "")
         return found
     }
 }

@@ -1,10 +1,12 @@
 import ArculusCard
+import ArculusFidoConnectors
 import CTAPClient
 import CardCrypto
 import CardProbe
 import FIDOWire
 import Foundation
 import Testing
+import TestSupport
 
 /// The writing part's stop rule: it begins with authenticatorReset and stops there, before any
 /// PIN entry, when the card refuses the reset (a real card does more than 10 s after power-up) or
@@ -18,8 +20,8 @@ struct ProbeWriteStopTests {
 
     /// A card image with the user's PIN (the README's old example PIN, which was the probe's own),
     /// 5 retries left and a discoverable credential.
-    static func userCard(in directory: URL) throws -> String {
-        let path = directory.appendingPathComponent("card.img").path
+    static func userCard(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("card.img")
         let card = try VirtualCard(imageAt: path)
         try card.setPIN("24681357")
         try card.setPINRetries(5)
@@ -27,16 +29,10 @@ struct ProbeWriteStopTests {
         return path
     }
 
-    static func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probe-stop-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     @Test("a card that refuses authenticatorReset (CTAP2_ERR_NOT_ALLOWED): the probe stops before any PIN entry, naming why; PIN, retries and credential unchanged, the image byte for byte")
     func resetRefused() throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory("probe-stop")
+        defer { withExtendedLifetime(directory) {} }  // its files are used after its last mention
         let path = try Self.userCard(in: directory)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let card = try VirtualCard(imageAt: path)
@@ -62,7 +58,7 @@ struct ProbeWriteStopTests {
 
         func transmit(_ apdu: [UInt8]) throws(CardTransportError) -> [UInt8] {
             if apdu == [0x80, 0x10, 0x80, 0x00, 0x01, CTAPCommand.reset.rawValue, 0x00] { return [0x00, 0x90, 0x00] }
-            return try EmulatedCardTransport(card: card).transmit(apdu)
+            return try VirtualCardTransport(card: card).transmit(apdu)
         }
 
         func powerCycle() throws(CardTransportError) { card.powerCycle() }
@@ -70,8 +66,8 @@ struct ProbeWriteStopTests {
 
     @Test("a card that answers the reset CTAP2_OK yet keeps its PIN: the probe stops before any PIN entry, naming why; nothing changed")
     func resetIgnored() throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory("probe-stop")
+        defer { withExtendedLifetime(directory) {} }  // its files are used after its last mention
         let path = try Self.userCard(in: directory)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let card = try VirtualCard(imageAt: path)
@@ -97,11 +93,11 @@ struct ProbeWriteStopTests {
         for pins in [first, second] {
             prober.pins = pins
             let card = try VirtualCard()
-            texts.append(try prober.run(on: EmulatedCardTransport(card: card), atr: try card.profile.atrBytes,
+            texts.append(try prober.run(on: VirtualCardTransport(card: card), atr: try card.profile.atrBytes,
                                         source: "the emulator (in process), profile \(card.profile.name)").text)
         }
         #expect(texts[0] == texts[1])
-        let kept = try String(contentsOfFile: Probing.fixtures.appendingPathComponent("fingerprints/arculus-fido21.fingerprint.json").path,
+        let kept = try String(contentsOfFile: Repository.fixtures.appendingPathComponent("fingerprints/arculus-fido21.fingerprint.json").path,
                               encoding: .utf8)
         #expect(texts[0] == kept, "the fixture, whatever the PINs")
         for pin in [first.pin, first.changedPIN, first.wrongPIN, second.pin, second.changedPIN, second.wrongPIN] {

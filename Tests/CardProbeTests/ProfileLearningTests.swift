@@ -6,6 +6,7 @@ import FIDOWire
 import Foundation
 import JSONSupport
 import Testing
+import TestSupport
 
 /// `probe profile` and `probe --emulate`: a card's profile learned from its fingerprint. Every
 /// switch of the catalogue is learnable from the battery (a card with it alone set is probed and
@@ -94,7 +95,7 @@ struct ProfileLearningTests {
     @Test("a card with many switches at once (Fixtures/behaviour/many-switches.json, other-switches.json): every switch learned back, nothing else; the emulator then answers as the card",
           arguments: ["many-switches", "other-switches"])
     func handMadeCards(name: String) throws {
-        let profile = try CardProfile.load(path: Probing.fixtures.appendingPathComponent("behaviour/\(name).json").path)
+        let profile = try CardProfile.load(path: Repository.fixtures.appendingPathComponent("behaviour/\(name).json").path)
         #expect(profile.setSwitches.count >= 20)
         let (learning, diff) = try Self.roundTrip(profile)
         for entry in CardProfile.switches {
@@ -111,7 +112,7 @@ struct ProfileLearningTests {
 
     @Test("each built-in profile's fixture learns no switch and a profile the emulator answers the battery with as the fixture", arguments: CardProfile.builtIn)
     func builtInProfiles(profile: CardProfile) throws {
-        let path = Probing.fixtures.appendingPathComponent("fingerprints/\(profile.name).fingerprint.json").path
+        let path = Repository.fixtures.appendingPathComponent("fingerprints/\(profile.name).fingerprint.json").path
         let card = try Fingerprint(path: path)
         let learning = try ProfileLearning.learn(from: card, file: path)
         #expect(learning.switches.isEmpty, "\(learning.switches.map(\.line))")

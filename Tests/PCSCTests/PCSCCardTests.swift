@@ -9,7 +9,7 @@ import TestSupport
 /// Skipped with a message when pcscd (or its vpcd reader) is not there; in CI (`CI=true`) they
 /// run anyway and fail, because a CI run that skipped them would prove nothing.
 @Suite("PC/SC client through pcscd + vpcd", .serialized,
-       .enabled(if: VirtualReader.shouldRun, Comment(rawValue: VirtualReader.unavailableMessage)))
+       .enabled(if: virtualReader.shouldRun, Comment(rawValue: virtualReader.unavailable)))
 final class PCSCCardTests {
     static let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x08, 0xA0, 0x00, 0x00, 0x06, 0x47, 0x2F, 0x00, 0x01, 0x00]
     static let getInfo: [UInt8] = [0x80, 0x10, 0x00, 0x00, 0x01, 0x04, 0x00]
@@ -23,7 +23,7 @@ final class PCSCCardTests {
         let selectResponse: String
 
         static func load(_ name: String) throws -> Profile {
-            let url = ServedCard.packageRoot.appendingPathComponent("Fixtures/profiles/\(name).json")
+            let url = Repository.fixtures.appendingPathComponent("profiles/\(name).json")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
             let atr = try #require(json["atr"] as? String)
             let aaguid = try #require(json["aaguid"] as? String)
@@ -52,15 +52,15 @@ final class PCSCCardTests {
 
     private func connect(_ shareMode: PCSCShareMode = .shared) throws -> (PCSCContext, PCSCCard) {
         let context = try PCSCContext()
-        return (context, try context.connect(reader: VirtualReader.name, shareMode: shareMode))
+        return (context, try context.connect(reader: virtualReader.name, shareMode: shareMode))
     }
 
     @Test("readers() lists the virtual reader, and status() sees the card and its ATR")
     func listsReader() throws {
         let context = try PCSCContext()
         let readers = try context.readers()
-        #expect(readers.contains(VirtualReader.name))
-        let status = try #require(try context.status(ofReaders: [VirtualReader.name]).first)
+        #expect(readers.contains(virtualReader.name))
+        let status = try #require(try context.status(ofReaders: [virtualReader.name]).first)
         #expect(status.isCardPresent)
         #expect(!status.isEmpty)
         #expect(status.atr == profile.atr)
@@ -121,10 +121,10 @@ final class PCSCCardTests {
         let (_, first) = try connect(.exclusive)
         #expect(try first.transmit(Self.select).suffix(2) == [0x90, 0x00])
         let other = try PCSCContext()
-        let error = try #require(throws: PCSCError.self) { try other.connect(reader: VirtualReader.name) }
+        let error = try #require(throws: PCSCError.self) { try other.connect(reader: virtualReader.name) }
         #expect(error.code == .sharingViolation)
         try first.disconnect()
-        _ = try other.connect(reader: VirtualReader.name)
+        _ = try other.connect(reader: virtualReader.name)
     }
 
     @Test("reconnect with reset or unpower resets the card: the applet is no longer selected (6985)",
@@ -153,10 +153,10 @@ final class PCSCCardTests {
     @Test("waitForCardPresent: true at once with a card; false after the timeout once it is gone; unknown readers throw")
     func waitForCard() throws {
         let context = try PCSCContext()
-        #expect(try context.waitForCardPresent(reader: VirtualReader.name, timeout: .seconds(1)))
+        #expect(try context.waitForCardPresent(reader: virtualReader.name, timeout: .seconds(1)))
         served.stop()
         let start = ContinuousClock.now
-        #expect(try context.waitForCardPresent(reader: VirtualReader.name, timeout: .milliseconds(300)) == false)
+        #expect(try context.waitForCardPresent(reader: virtualReader.name, timeout: .milliseconds(300)) == false)
         #expect(ContinuousClock.now - start >= .milliseconds(250))
         let error = try #require(throws: PCSCError.self) {
             try context.waitForCardPresent(reader: "No Such Reader 99", timeout: .milliseconds(100))
@@ -168,7 +168,7 @@ final class PCSCCardTests {
     func connectErrors() throws {
         served.stop()
         let context = try PCSCContext()
-        let empty = try #require(throws: PCSCError.self) { try context.connect(reader: VirtualReader.name) }
+        let empty = try #require(throws: PCSCError.self) { try context.connect(reader: virtualReader.name) }
         #expect(empty.code == .noSmartcard)
         #expect(empty.description.hasPrefix("SCardConnect failed: SCARD_E_NO_SMARTCARD (0x8010000C): "))
         let unknown = try #require(throws: PCSCError.self) { try context.connect(reader: "No Such Reader 99") }

@@ -135,8 +135,7 @@ struct CardImageCorruptionTests {
 
     // MARK: - Format version 2
 
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/images/format-2-with-journal.img").path
+    static let fixture = Repository.fixtures.appendingPathComponent("images/format-2-with-journal.img").path
 
     @Test("an image of format version 2 still loads (opening writes nothing), and its first write rewrites it as version 3")
     func version2() throws {

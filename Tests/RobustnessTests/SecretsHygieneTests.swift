@@ -137,7 +137,7 @@ struct SecretsHygieneTests {
     /// between values whose names say they are such secrets, so a later change cannot slip one in.
     @Test("no == or != on PIN hashes, MACs, pinUvAuthParam or tags in the card's sources")
     func secretsComparedInConstantTime() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = Repository.root
         // An operand of == / != whose name says it holds a secret (enum cases, lengths and
         // flags are not secrets).
         let operand = #"([A-Za-z_][\w.]*)"#

@@ -1,5 +1,6 @@
 import ArculusCard
 import Testing
+import TestSupport
 import Transcript
 import FIDOWire
 

@@ -1,6 +1,7 @@
 import ArculusCard
 import Foundation
 import Testing
+import TestSupport
 import Transcript
 import FIDOWire
 
@@ -8,9 +9,7 @@ import FIDOWire
 /// they were made) and on hand-made logs in pcsc-spy's text format.
 @Suite("pcsc-spy import")
 struct PCSCSpyImportTests {
-    static let fixtures = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/pcsc-spy")
+    static let fixtures = Repository.fixtures.appendingPathComponent("pcsc-spy")
 
     static func fixture(_ name: String) throws -> String {
         try String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)

@@ -1,7 +1,9 @@
 import ArculusCard
 import ArculusFidoSDKFramework
 import CTAPClient
+import CardTestSupport
 import Foundation
+import TestSupport
 
 /// The in-process emulated card (``VirtualCardConnector``, the framework's public connector) with
 /// a test's instruments: every command APDU kept, a reader failure injected, the card taken away
@@ -82,27 +84,10 @@ final class CardUnderTest: CardConnector, @unchecked Sendable {
     }
 }
 
-/// Shared values and helpers.
-enum Fixture {
-    static let pin = "123456"
-    static let rpID = "example.com"
-    static let origin = "https://example.com"
+/// The SDK's values and helpers, beside the shared ones (CardTestSupport).
+extension Fixture {
     /// 32 bytes, base64url.
     static let challenge = Base64URL.encode((0..<32).map { UInt8($0) })
-
-    static var protocolOneOnly: CardProfile {
-        var profile = CardProfile.default
-        profile.name = "fido21-protocol-1-only"
-        profile.pinUvAuthProtocols = [1]
-        return profile
-    }
-
-    static var capacityOne: CardProfile {
-        var profile = CardProfile.default
-        profile.name = "fido21-capacity-1"
-        profile.residentKeyCapacity = 1
-        return profile
-    }
 
     /// An SDK on a fresh card of `profile` with the PIN set.
     static func sdkWithPIN(_ profile: CardProfile = .default) async throws -> (ArculusFido, CardUnderTest) {
@@ -117,16 +102,7 @@ enum Fixture {
     static let timeouts = CardTimeouts(tap: .seconds(5), answer: .seconds(15))
 
     /// The `ArculusFidoError` an async body throws, or nil.
-    static func error(_ body: () async throws -> Void) async -> ArculusFidoError? {
-        do {
-            try await body()
-            return nil
-        } catch let error as ArculusFidoError {
-            return error
-        } catch {
-            return nil
-        }
-    }
+    static func error(_ body: () async throws -> Void) async -> ArculusFidoError? { await thrownError(body) }
 
     /// A registration for `username` at `rpID` (from the origin `https://rpID`), parsed.
     static func register(_ sdk: ArculusFido, username: String = "alice@example.com", displayName: String = "Alice",

@@ -2,6 +2,7 @@ import ArculusCard
 import Foundation
 import PCSC
 import Synchronization
+import TestSupport
 import VirtualReader
 
 /// An emulated card on a vpcd reader through the real pcscd, served in this process by the
@@ -12,19 +13,10 @@ import VirtualReader
 /// machine: slot 0 is where a developer keeps a card of their own. A reader that already holds
 /// a card, or a card that is not this one answering, is reported, not tested.
 final class ServedOnVPCD: @unchecked Sendable {
-    static let slot = ProcessInfo.processInfo.environment["ARCULUS_SDK_SLOT"].flatMap { Int($0) } ?? 0
-    static let reader = "Virtual PCD 00 " + (slot < 16 ? "0" : "") + String(slot, radix: 16, uppercase: true)
-    static var inCI: Bool { ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" }
-
-    /// Whether pcscd answers and lists the reader; checked once per process.
-    static let reachable: Bool = {
-        guard let context = try? PCSCContext(), let readers = try? context.readers() else { return false }
-        return readers.contains(reader)
-    }()
-
-    /// Run when pcscd is there, and in CI always (where an unreachable pcscd must fail).
-    static var shouldRun: Bool { reachable || inCI }
-    static let unavailable = "pcscd is not reachable or has no reader '\(reader)' (install pcscd + vsmartcard-vpcd and start pcscd)"
+    /// The reader; pcscd is asked once per process.
+    static let vpcd = VPCDReader(slotFrom: "ARCULUS_SDK_SLOT", default: 0) { try? PCSCContext().readers() }
+    static var slot: Int { vpcd.slot }
+    static var reader: String { vpcd.name }
 
     let card: VirtualCard
     let bridge: VPCDBridge
@@ -32,10 +24,10 @@ final class ServedOnVPCD: @unchecked Sendable {
 
     /// Puts `card` on the reader and waits until pcscd sees it and it answers as this card.
     init(_ card: VirtualCard) throws {
-        guard Self.reachable else { throw ServedError(Self.unavailable) }
-        guard try !Self.isPresent() else { throw ServedError("\(Self.reader) already holds a card: another card process uses vpcd slot \(Self.slot)") }
+        guard Self.vpcd.reachable else { throw TestFailure(Self.vpcd.unavailable) }
+        guard try !Self.isPresent() else { throw TestFailure("\(Self.reader) already holds a card: another card process uses vpcd slot \(Self.slot)") }
         self.card = card
-        guard let endpoint = VPCDEndpoint.default.slot(Self.slot) else { throw ServedError("no vpcd slot \(Self.slot)") }
+        guard let endpoint = VPCDEndpoint.default.slot(Self.slot) else { throw TestFailure("no vpcd slot \(Self.slot)") }
         let log = exchanges
         bridge = VPCDBridge(card: card, endpoint: endpoint) { event in
             if case .exchange(let command, _, _) = event { log.value.withLock { $0.append(command) } }
@@ -80,7 +72,7 @@ final class ServedOnVPCD: @unchecked Sendable {
     static func waitFor(present: Bool, within seconds: Double = 10) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while try isPresent() != present {
-            guard Date() < deadline else { throw ServedError("pcscd never saw \(reader) \(present ? "with" : "without") the card") }
+            guard Date() < deadline else { throw TestFailure("pcscd never saw \(reader) \(present ? "with" : "without") the card") }
             Thread.sleep(forTimeInterval: 0.05)
         }
     }
@@ -91,11 +83,11 @@ final class ServedOnVPCD: @unchecked Sendable {
         // Right after a card appears pcscd may still be powering it: a new connection gets it.
         let deadline = Date().addingTimeInterval(5)
         while !Self.sent(probe) {
-            guard Date() < deadline else { throw ServedError("the card in \(Self.reader) never answered") }
+            guard Date() < deadline else { throw TestFailure("the card in \(Self.reader) never answered") }
             Thread.sleep(forTimeInterval: 0.1)
         }
         guard commands.contains(probe) else {
-            throw ServedError("the card in \(Self.reader) is not this test's: another card process is on vpcd slot \(Self.slot)")
+            throw TestFailure("the card in \(Self.reader) is not this test's: another card process is on vpcd slot \(Self.slot)")
         }
     }
 }
@@ -108,7 +100,3 @@ extension ServedOnVPCD {
     }
 }
 
-struct ServedError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

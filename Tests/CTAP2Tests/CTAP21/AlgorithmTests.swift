@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -13,7 +14,7 @@ struct AlgorithmTests {
 
     /// A makeCredential for `algorithms`, parsed without assuming ES256.
     static func make(_ client: TestClient, algorithms: [Int], rk: Bool = false,
-                     userId: [UInt8] = Fixture.userId) throws -> (authData: AuthData, key: CredentialPublicKey, body: CBORMap) {
+                     userId: [UInt8] = Fixture.userID) throws -> (authData: AuthData, key: CredentialPublicKey, body: CBORMap) {
         let request = TestClient.makeCredentialRequest(userId: userId, algorithms: algorithms, options: rk ? ["rk": true] : nil)
         let body = try client.makeCredential(request).body()
         let authData = try AuthData(try #require(body[int: 2]?.bytesValue))
@@ -56,9 +57,9 @@ struct AlgorithmTests {
         #expect(assertion.credentialId == authData.credentialId)
         #expect(key.isValidSignature(assertion.signature, for: assertion.authData.raw + assertion.clientDataHash))
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement)
         let entry = try client.credentialManagement(CM.enumerateCredentialsBegin,
-                                                    parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
+                                                    parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpID),
                                                     token: token).body()
         #expect(entry[int: 8] == authData.credentialPublicKey.map { .map($0) })
     }
@@ -101,7 +102,7 @@ struct AlgorithmTests {
     func u2fOnlyES256() throws {
         let client = try TestClient(profile: .reference)
         let id = try #require(try Self.make(client, algorithms: [-8]).authData.credentialId)
-        let application = SHA256.hash(Array(Fixture.rpId.utf8))
+        let application = SHA256.hash(Array(Fixture.rpID.utf8))
         #expect(client.authenticator.u2fAuthenticate(control: 0x03, challenge: U2FTests.challenge, application: application,
                                                      keyHandle: id) == .wrongData)
     }

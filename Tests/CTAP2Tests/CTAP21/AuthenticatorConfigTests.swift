@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -33,10 +34,10 @@ struct AuthenticatorConfigTests {
           arguments: PlatformPIN.allCases)
     func acfgPermission(pinProtocol: PlatformPIN) throws {
         let client = try TestClient(profile: .reference)
-        try client.setPIN(Fixture.pin, pinProtocol)
-        let cm = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.credentialManagement)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
+        let cm = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.credentialManagement)
         #expect(client.config(ConfigSubcommand.toggleAlwaysUv, token: cm).status == .pinAuthInvalid)
-        let mcga = try client.token(Fixture.pin, pinProtocol)
+        let mcga = try client.token(Fixture.shortPIN, pinProtocol)
         #expect(client.config(ConfigSubcommand.toggleAlwaysUv, token: mcga).status == .pinAuthInvalid)
         #expect(try Self.options(client)[text: "alwaysUv"] == false)
         #expect(client.config(ConfigSubcommand.toggleAlwaysUv, token: try client.configToken(pinProtocol)).status == .ok)
@@ -129,16 +130,16 @@ struct AuthenticatorConfigTests {
                 == .puatRequired)
         #expect(try client.assert(allowList: [made.id], options: ["up": false]).authData.up == false,
                 "a silent assertion is not an alwaysUv operation")
-        let mc = try client.token(Fixture.pin, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
+        let mc = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
         #expect(try client.makeCredential(token: mc).authData.uv)
-        let ga = try client.token(Fixture.pin, .two, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
+        let ga = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.getAssertion, rpId: Fixture.rpID)
         #expect(try client.assert(allowList: [made.id], token: ga).authData.uv)
     }
 
     @Test("CTAP 2.1 §7.2.3: with alwaysUv on the card answers no U2F: register and authenticate → wrong data")
     func alwaysUvEndsU2F() throws {
         let client = try TestClient(profile: .reference)
-        let application = SHA256.hash(Array(Fixture.rpId.utf8))
+        let application = SHA256.hash(Array(Fixture.rpID.utf8))
         let registration = try U2FTests.register(client.authenticator, application: application)
         #expect(client.config(ConfigSubcommand.toggleAlwaysUv, token: nil).status == .ok)
         #expect(client.authenticator.u2fRegister(challenge: U2FTests.challenge, application: application) == .wrongData)
@@ -161,7 +162,7 @@ struct AuthenticatorConfigTests {
 
     // MARK: - enableEnterpriseAttestation
 
-    static func enterpriseRequest(_ mode: Int, rpId: String = Fixture.rpId) -> CBORMap {
+    static func enterpriseRequest(_ mode: Int, rpId: String = Fixture.rpID) -> CBORMap {
         var request = TestClient.makeCredentialRequest(rpId: rpId)
         request[int: 0x0A] = .int(mode)
         return request

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -11,7 +12,7 @@ import FIDOWire
 struct CredBlobTests {
     static let blob64 = (0..<64).map { UInt8($0) }
 
-    static func make(_ client: TestClient, blob: [UInt8], rk: Bool, userId: [UInt8] = Fixture.userId) throws -> MadeCredential {
+    static func make(_ client: TestClient, blob: [UInt8], rk: Bool, userId: [UInt8] = Fixture.userID) throws -> MadeCredential {
         try client.makeCredential(userId: userId, rk: rk, extensions: ["credBlob": .bytes(blob)])
     }
 

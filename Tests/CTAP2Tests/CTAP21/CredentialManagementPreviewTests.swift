@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -16,7 +17,7 @@ struct CredentialManagementPreviewTests {
         let made = [
             try client.makeCredential(userId: [1], userName: "alice", rk: true),
             try client.makeCredential(userId: [2], userName: "bob", rk: true),
-            try client.makeCredential(rpId: Fixture.otherRpId, userId: [3], rk: true),
+            try client.makeCredential(rpId: Fixture.otherRpID, userId: [3], rk: true),
         ]
         try client.setPIN()
         return (client, made)
@@ -31,7 +32,7 @@ struct CredentialManagementPreviewTests {
         try fido21.setPIN()
         #expect(try fido21.getInfo()[int: 1]?.arrayValue?.contains("FIDO_2_1_PRE") == false)
         #expect(try fido21.getInfo()[int: 4]?.mapValue?[text: "credentialMgmtPreview"] == nil)
-        let token = try fido21.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
+        let token = try fido21.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement)
         #expect(fido21.credentialManagement(CTAPByte.credentialManagementPreview, CM.getCredsMetadata, token: token).status
                 == .invalidCommand)
         #expect(fido21.sendRaw([CTAPByte.credentialManagementPreview]).status == .invalidCommand)
@@ -41,13 +42,13 @@ struct CredentialManagementPreviewTests {
           arguments: PlatformPIN.allCases)
     func sameAnswers(pinProtocol: PlatformPIN) throws {
         let (client, _) = try Self.card()
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.credentialManagement)
+        let token = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.credentialManagement)
         func run(_ command: UInt8) throws -> [CBORMap] {
             var answers = [try client.credentialManagement(command, CM.getCredsMetadata, token: token).body()]
             answers.append(try client.credentialManagement(command, CM.enumerateRPsBegin, token: token).body())
             answers.append(try client.credentialManagement(command, CM.enumerateRPsGetNextRP, token: nil).body())
             answers.append(try client.credentialManagement(command, CM.enumerateCredentialsBegin,
-                                                           parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
+                                                           parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpID),
                                                            token: token).body())
             answers.append(try client.credentialManagement(command, CM.enumerateCredentialsGetNextCredential, token: nil).body())
             #expect(client.credentialManagement(command, CM.enumerateCredentialsGetNextCredential, token: nil).status == .notAllowed)
@@ -63,7 +64,7 @@ struct CredentialManagementPreviewTests {
     @Test("CTAP 2.1 §6.8.5 as 0x41: deleteCredential removes the credential")
     func delete() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement)
         #expect(client.credentialManagement(CTAPByte.credentialManagementPreview, CM.deleteCredential,
                                             parameters: [.int(2): TestClient.descriptor(made[1].id)], token: token).status == .ok)
         #expect(client.authenticator.state.residentCredentials.map(\.id) == [made[0].id, made[2].id])
@@ -72,7 +73,7 @@ struct CredentialManagementPreviewTests {
     @Test("FIDO_2_1_PRE has no updateUserInformation: as 0x41 → INVALID_SUBCOMMAND, nothing changed")
     func noUpdateUserInformation() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement)
         let update: CBORMap = [.int(2): TestClient.descriptor(made[0].id), .int(3): .map(["id": .bytes([1]), "name": "eve"])]
         #expect(client.credentialManagement(CTAPByte.credentialManagementPreview, CM.updateUserInformation, parameters: update,
                                             token: token).status == .invalidSubcommand)
@@ -82,7 +83,7 @@ struct CredentialManagementPreviewTests {
     @Test("FIDO_2_1_PRE knew no permissions: a getPinToken token serves 0x41; for 0x0A it lacks cm → PIN_AUTH_INVALID")
     func getPinTokenServesPreview() throws {
         let (client, _) = try Self.card()
-        let token = try client.token(Fixture.pin, .one)
+        let token = try client.token(Fixture.shortPIN, .one)
         #expect(client.credentialManagement(CTAPByte.credentialManagement, CM.getCredsMetadata, token: token).status == .pinAuthInvalid)
         #expect(try client.credentialManagement(CTAPByte.credentialManagementPreview, CM.getCredsMetadata, token: token).body()[int: 1]
                 == .int(3))
@@ -93,7 +94,7 @@ struct CredentialManagementPreviewTests {
         let (client, _) = try Self.card()
         #expect(client.credentialManagement(CTAPByte.credentialManagementPreview, CM.getCredsMetadata, token: nil).status
                 == .puatRequired)
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement)
         var request = TestClient.credentialManagementRequest(CM.getCredsMetadata, token: token)
         request[int: 4] = .bytes(token.authenticate([UInt8(CM.enumerateRPsBegin)]))
         #expect(client.send(CTAPByte.credentialManagementPreview, request).status == .pinAuthInvalid)

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -18,7 +19,7 @@ struct HMACSecretMCTests {
             let salts = HMACSecretTests.salt1 + HMACSecretTests.salt2
             let extensions: CBORMap = ["hmac-secret": true,
                                        "hmac-secret-mc": try HMACSecretTests.input(session, salts: salts)]
-            let token = uv ? try client.token(Fixture.pin, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId) : nil
+            let token = uv ? try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID) : nil
             let request = TestClient.makeCredentialRequest(algorithms: [algorithm], extensions: extensions,
                                                            options: rk ? ["rk": true] : nil, token: token)
             let body = try client.makeCredential(request).body()
@@ -30,7 +31,7 @@ struct HMACSecretMCTests {
             #expect(atCreation.count == 64)
 
             let id = try #require(authData.credentialId)
-            let gaToken = uv ? try client.token(Fixture.pin, .two, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId) : nil
+            let gaToken = uv ? try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.getAssertion, rpId: Fixture.rpID) : nil
             let assertion = try client.assert(allowList: [id], extensions: ["hmac-secret": try HMACSecretTests.input(session, salts: salts)],
                                               token: gaToken)
             #expect(assertion.authData.uv == uv)

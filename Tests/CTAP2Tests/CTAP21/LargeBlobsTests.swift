@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -106,11 +107,11 @@ struct LargeBlobsTests {
           arguments: PlatformPIN.allCases)
     func writeNeedsLbw(pinProtocol: PlatformPIN) throws {
         let client = try TestClient(profile: .reference)
-        try client.setPIN(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
         #expect(client.largeBlobSet(Self.empty, offset: 0, length: 17, token: nil).status == .puatRequired)
-        let noLbw = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.credentialManagement)
+        let noLbw = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.credentialManagement)
         #expect(client.largeBlobSet(Self.empty, offset: 0, length: 17, token: noLbw).status == .pinAuthInvalid)
-        let lbw = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.largeBlobWrite)
+        let lbw = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.largeBlobWrite)
         #expect(client.writeLargeBlobArray(Self.big, fragmentSize: 1000, token: lbw).status == .ok)
         #expect(try client.readLargeBlobArray() == Self.big, "reading needs no token")
     }
@@ -119,7 +120,7 @@ struct LargeBlobsTests {
     func writeMessage() throws {
         let client = try TestClient(profile: .reference)
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.largeBlobWrite)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.largeBlobWrite)
         let first = Array(Self.big[0..<1000])
         #expect(client.largeBlobSet(first, offset: 0, length: Self.big.count, token: token).status == .ok)
         let second = Array(Self.big[1000..<2000])
@@ -205,9 +206,9 @@ struct LargeBlobsTests {
         let request = TestClient.makeCredentialRequest(extensions: ["largeBlobKey": true], options: ["rk": true])
         let key = try #require(try client.makeCredential(request).body()[int: 5]?.bytesValue)
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement)
         let entry = try client.credentialManagement(CM.enumerateCredentialsBegin,
-                                                    parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
+                                                    parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpID),
                                                     token: token).body()
         #expect(entry[int: 0x0B] == .bytes(key))
     }

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -25,9 +26,9 @@ struct PINProtocolTwoTests {
     @Test("CTAP 2.1 §6.5.7 verify: protocol two's pinUvAuthParam is 32 bytes; cut to 16 → PIN_AUTH_INVALID for makeCredential, getAssertion and credentialManagement")
     func cutToSixteen() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two,
+        let token = try client.token(Fixture.shortPIN, .two,
                                      permissions: PermissionBit.makeCredential | PermissionBit.getAssertion | PermissionBit.credentialManagement,
-                                     rpId: Fixture.rpId)
+                                     rpId: Fixture.rpID)
         var mc = TestClient.makeCredentialRequest(token: token)
         #expect(mc[int: 8]?.bytesValue?.count == 32)
         Self.cut(&mc, key: 8, to: 16)
@@ -36,7 +37,7 @@ struct PINProtocolTwoTests {
         Self.cut(&ga, key: 6, to: 16)
         #expect(client.getAssertion(ga).status == .pinAuthInvalid)
         var cm = TestClient.credentialManagementRequest(CM.enumerateCredentialsBegin,
-                                                        parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
+                                                        parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpID),
                                                         token: token)
         Self.cut(&cm, key: 4, to: 16)
         #expect(client.send(CTAPByte.credentialManagement, cm).status == .pinAuthInvalid)
@@ -47,7 +48,7 @@ struct PINProtocolTwoTests {
     @Test("CTAP 2.1 §6.5.6 verify: a protocol-one pinUvAuthParam of 16 bytes works with pinUvAuthProtocol 1 only; sent as protocol 2 → PIN_AUTH_INVALID; the whole 32-byte HMAC as protocol 1 → PIN_AUTH_INVALID")
     func protocolOneLength() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .one, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.shortPIN, .one, permissions: PermissionBit.getAssertion, rpId: Fixture.rpID)
         var asTwo = TestClient.getAssertionRequest(allowList: [made.id], token: token)
         #expect(asTwo[int: 6]?.bytesValue?.count == 16)
         asTwo[int: 7] = 2
@@ -62,7 +63,7 @@ struct PINProtocolTwoTests {
           arguments: [31, 33, 48, 64])
     func otherLengths(length: Int) throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.getAssertion, rpId: Fixture.rpID)
         var request = TestClient.getAssertionRequest(allowList: [made.id], token: token)
         let param = try #require(request[int: 6]?.bytesValue)
         request[int: 6] = .bytes(Array((param + [UInt8](repeating: 0, count: 32)).prefix(length)))

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -30,17 +31,17 @@ struct PersistentTokenTests {
     func issuedAlone(other: UInt64) throws {
         let (client, _) = try Self.card()
         #expect(try client.getInfo()[int: 4]?.mapValue?[text: "perCredMgmtRO"] == true)
-        #expect(try client.tokenReply(Fixture.pin, .two, permissions: Self.pcmr | other, rpId: Fixture.rpId).status
+        #expect(try client.tokenReply(Fixture.shortPIN, .two, permissions: Self.pcmr | other, rpId: Fixture.rpID).status
                 == .unauthorizedPermission)
         #expect(try client.pinRetries() == 8)
-        let token = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr)
         #expect(try Self.metadata(client, token).body()[int: 1] == .int(2))
     }
 
     @Test("CTAP 2.2 pcmr: the token survives a power cycle (it is stored), unlike a pinUvAuthToken", arguments: PlatformPIN.allCases)
     func survivesPowerCycle(pinProtocol: PlatformPIN) throws {
         let (client, _) = try Self.card()
-        let persistent = try client.token(Fixture.pin, pinProtocol, permissions: Self.pcmr)
+        let persistent = try client.token(Fixture.shortPIN, pinProtocol, permissions: Self.pcmr)
         #expect(client.authenticator.state.persistentToken == persistent.value)
         client.powerCycle()
         client.powerCycle()
@@ -50,12 +51,12 @@ struct PersistentTokenTests {
     @Test("CTAP 2.2 pcmr with CTAP 2.1 §6.8.2–§6.8.4: getCredsMetadata, enumerateRPs and enumerateCredentials (with their GetNext) work with it")
     func readOnlySubcommands() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr)
         #expect(try Self.metadata(client, token).body()[int: 1] == .int(2))
         let rp = try client.credentialManagement(CM.enumerateRPsBegin, token: token).body()
-        #expect(rp[int: 3]?.mapValue?[text: "id"] == .text(Fixture.rpId))
+        #expect(rp[int: 3]?.mapValue?[text: "id"] == .text(Fixture.rpID))
         let first = try client.credentialManagement(CM.enumerateCredentialsBegin,
-                                                    parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
+                                                    parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpID),
                                                     token: token).body()
         #expect(first[int: 9] == .int(2))
         let second = try client.credentialManagement(CM.enumerateCredentialsGetNextCredential, token: nil).body()
@@ -66,7 +67,7 @@ struct PersistentTokenTests {
     @Test("CTAP 2.2 pcmr is read-only: deleteCredential and updateUserInformation with it → PIN_AUTH_INVALID, nothing changed")
     func writesRefused() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr)
         #expect(client.credentialManagement(CM.deleteCredential, parameters: [.int(2): TestClient.descriptor(made[0].id)],
                                             token: token).status == .pinAuthInvalid)
         let update: CBORMap = [.int(2): TestClient.descriptor(made[1].id), .int(3): .map(["id": .bytes([2]), "name": "eve"])]
@@ -77,7 +78,7 @@ struct PersistentTokenTests {
     @Test("CTAP 2.2 pcmr serves credential management only: makeCredential, getAssertion, authenticatorConfig and large-blob writes with it → PIN_AUTH_INVALID")
     func notAPinUvAuthToken() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: token)).status == .pinAuthInvalid)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made[0].id], token: token)).status == .pinAuthInvalid)
         #expect(client.config(ConfigSubcommand.toggleAlwaysUv, token: token).status == .pinAuthInvalid)
@@ -89,11 +90,11 @@ struct PersistentTokenTests {
           arguments: PlatformPIN.allCases)
     func otherTokens(pinProtocol: PlatformPIN) throws {
         let (client, _) = try Self.card()
-        let first = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
-        let cm = try client.token(Fixture.pin, .one, permissions: PermissionBit.credentialManagement)
+        let first = try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr)
+        let cm = try client.token(Fixture.shortPIN, .one, permissions: PermissionBit.credentialManagement)
         #expect(Self.metadata(client, cm).status == .ok)
         #expect(Self.metadata(client, first).status == .ok, "still valid after another token")
-        let second = try client.token(Fixture.pin, pinProtocol, permissions: Self.pcmr)
+        let second = try client.token(Fixture.shortPIN, pinProtocol, permissions: Self.pcmr)
         #expect(second.value == first.value, "the existing persistent token, not a new one")
         #expect(Self.metadata(client, first).status == .ok)
         #expect(Self.metadata(client, second).status == .ok)
@@ -102,8 +103,8 @@ struct PersistentTokenTests {
     @Test("CTAP 2.2 pcmr: changePIN forgets the persistent token → PIN_AUTH_INVALID; getInfo has no encIdentifier any more")
     func forgottenOnChangePIN() throws {
         let (client, _) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
-        #expect(try client.changePIN(from: Fixture.pin, to: "98765").status == .ok)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr)
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: "98765").status == .ok)
         #expect(Self.metadata(client, token).status == .pinAuthInvalid)
         #expect(client.authenticator.state.persistentToken == nil)
         #expect(try client.getInfo()[int: 0x19] == nil)
@@ -112,7 +113,7 @@ struct PersistentTokenTests {
     @Test("CTAP 2.2 pcmr with CTAP 2.1 §6.6: authenticatorReset forgets the persistent token")
     func forgottenOnReset() throws {
         let (client, _) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr)
         #expect(client.send(CTAPByte.reset).status == .ok)
         #expect(client.authenticator.state.persistentToken == nil)
         try client.setPIN()
@@ -123,7 +124,7 @@ struct PersistentTokenTests {
     func notOffered() throws {
         let client = try TestClient()
         try client.setPIN()
-        #expect(try client.tokenReply(Fixture.pin, .two, permissions: Self.pcmr).status == .unauthorizedPermission)
+        #expect(try client.tokenReply(Fixture.shortPIN, .two, permissions: Self.pcmr).status == .unauthorizedPermission)
         #expect(try client.getInfo()[int: 4]?.mapValue?[text: "perCredMgmtRO"] == nil)
     }
 
@@ -149,7 +150,7 @@ struct PersistentTokenTests {
         let (client, _) = try Self.card()
         #expect(try client.getInfo()[int: 0x19] == nil)
         #expect(try client.getInfo()[int: 0x1E] == nil)
-        let token = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr)
         let first = try client.getInfo()
         let second = try client.getInfo()
         #expect(first[int: 0x19] != second[int: 0x19], "a new IV each time")
@@ -165,14 +166,14 @@ struct PersistentTokenTests {
     @Test("CTAP 2.2 §6.4 encCredStoreState changes with every change to the discoverable credentials (add, update, delete), not otherwise; encIdentifier stays")
     func credentialStoreState() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Self.pcmr)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr)
         var states = [try Self.identifiers(client, token)]
         _ = try client.makeCredential(userId: [9])  // non-discoverable: nothing stored
         #expect(try Self.identifiers(client, token).store == states[0].store)
-        let mc = try client.token(Fixture.pin, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
+        let mc = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
         _ = try client.makeCredential(userId: [3], rk: true, token: mc)
         states.append(try Self.identifiers(client, token))
-        let cm = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
+        let cm = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement)
         let update: CBORMap = [.int(2): TestClient.descriptor(made[0].id), .int(3): .map(["id": .bytes([1]), "name": "al"])]
         #expect(client.credentialManagement(CM.updateUserInformation, parameters: update, token: cm).status == .ok)
         states.append(try Self.identifiers(client, token))
@@ -186,10 +187,10 @@ struct PersistentTokenTests {
     @Test("CTAP 2.2 §6.4 encIdentifier: after authenticatorReset the card has a new identifier")
     func identifierAfterReset() throws {
         let (client, _) = try Self.card()
-        let before = try Self.identifiers(client, try client.token(Fixture.pin, .two, permissions: Self.pcmr))
+        let before = try Self.identifiers(client, try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr))
         #expect(client.send(CTAPByte.reset).status == .ok)
         try client.setPIN()
-        let after = try Self.identifiers(client, try client.token(Fixture.pin, .two, permissions: Self.pcmr))
+        let after = try Self.identifiers(client, try client.token(Fixture.shortPIN, .two, permissions: Self.pcmr))
         #expect(after.identifier != before.identifier)
     }
 }

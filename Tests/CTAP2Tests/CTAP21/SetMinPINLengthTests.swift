@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -8,7 +9,7 @@ import TestSupport
 /// card (maxRPIDsForSetMinPINLength 8, maxPINLength 63).
 @Suite("setMinPINLength (CTAP 2.1 §6.11.4) and minPinLength (§12.4)")
 struct SetMinPINLengthTests {
-    static func setMinPINLength(_ client: TestClient, _ parameters: CBORMap, pin: String = Fixture.pin) throws -> Reply {
+    static func setMinPINLength(_ client: TestClient, _ parameters: CBORMap, pin: String = Fixture.shortPIN) throws -> Reply {
         client.config(ConfigSubcommand.setMinPINLength, parameters: parameters, token: try client.configToken(pin: pin))
     }
 
@@ -54,14 +55,14 @@ struct SetMinPINLengthTests {
           arguments: PlatformPIN.allCases)
     func forceChangePin(pinProtocol: PlatformPIN) throws {
         let client = try TestClient(profile: .reference)
-        try client.setPIN(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
         #expect(try Self.setMinPINLength(client, [.int(3): true]).status == .ok)
         #expect(try Self.info(client, 0x0C) == true)
-        #expect(try client.tokenReply(Fixture.pin, pinProtocol).status == .pinInvalid)
-        #expect(try client.tokenReply(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId).status
+        #expect(try client.tokenReply(Fixture.shortPIN, pinProtocol).status == .pinInvalid)
+        #expect(try client.tokenReply(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID).status
                 == .pinPolicyViolation)
         #expect(try client.pinRetries() == 8, "the PIN was right: no attempt is lost")
-        #expect(try client.changePIN(from: Fixture.pin, to: "98765", pinProtocol).status == .ok)
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: "98765", pinProtocol).status == .ok)
         #expect(try Self.info(client, 0x0C) == false)
         #expect(try client.token("98765", pinProtocol).value.count == 32)
     }
@@ -105,14 +106,14 @@ struct SetMinPINLengthTests {
     @Test("CTAP 2.1 §12.4 minPinLength: the current minimum is reported only to RP IDs in minPinLengthRPIDs")
     func extensionForListedRPs() throws {
         let client = try TestClient(profile: .reference)
-        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.rpId) == nil, "no RP is listed yet")
+        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.rpID) == nil, "no RP is listed yet")
         #expect(client.config(ConfigSubcommand.setMinPINLength,
-                              parameters: [.int(1): 7, .int(2): .array([.text(Fixture.rpId)])], token: nil).status == .ok)
-        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.rpId) == .int(7))
-        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.otherRpId) == nil)
-        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.rpId, input: false) == nil)
+                              parameters: [.int(1): 7, .int(2): .array([.text(Fixture.rpID)])], token: nil).status == .ok)
+        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.rpID) == .int(7))
+        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.otherRpID) == nil)
+        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.rpID, input: false) == nil)
         #expect(client.config(ConfigSubcommand.setMinPINLength, parameters: [.int(1): 9], token: nil).status == .ok)
-        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.rpId) == .int(9), "the list stays when not given")
+        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.rpID) == .int(9), "the list stays when not given")
     }
 
     @Test("CTAP 2.1 §12.4: a profile's pre-configured RP IDs are answered too; a card without the extension ignores the input")
@@ -121,8 +122,8 @@ struct SetMinPINLengthTests {
         profile.minPinLengthRPIDs = ["vendor.example"]
         let client = try TestClient(profile: profile)
         #expect(try Self.minPinLengthOutput(client, rpId: "vendor.example") == .int(4))
-        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.rpId) == nil)
+        #expect(try Self.minPinLengthOutput(client, rpId: Fixture.rpID) == nil)
         let plain = try TestClient()
-        #expect(try Self.minPinLengthOutput(plain, rpId: Fixture.rpId) == nil)
+        #expect(try Self.minPinLengthOutput(plain, rpId: Fixture.rpID) == nil)
     }
 }

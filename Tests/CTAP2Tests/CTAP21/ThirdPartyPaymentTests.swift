@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -32,9 +33,9 @@ struct ThirdPartyPaymentTests {
         let payment = try client.makeCredential(userId: [1], rk: true, extensions: ["thirdPartyPayment": true])
         let plain = try client.makeCredential(userId: [2], rk: true)
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement)
         let first = try client.credentialManagement(CM.enumerateCredentialsBegin,
-                                                    parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
+                                                    parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpID),
                                                     token: token).body()
         let second = try client.credentialManagement(CM.enumerateCredentialsGetNextCredential, token: nil).body()
         var marks: [[UInt8]: CBORValue?] = [:]
@@ -52,9 +53,9 @@ struct ThirdPartyPaymentTests {
         #expect(made.authData.extensions == nil)
         #expect(try client.assert(extensions: ["thirdPartyPayment": true]).authData.extensions == nil)
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement)
         let entry = try client.credentialManagement(CM.enumerateCredentialsBegin,
-                                                    parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpId),
+                                                    parameters: CredentialManagementTests.rpIdHashParameters(Fixture.rpID),
                                                     token: token).body()
         #expect(entry[int: 0x0C] == nil)
     }

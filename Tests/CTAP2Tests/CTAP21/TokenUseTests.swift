@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -26,7 +27,7 @@ struct TokenUseTests {
     @Test("CTAP 2.1 §6.1.2 step 14.4: a makeCredential with user presence and no pinUvAuthParam consumes the token in use too (mc/ga gone, lbw kept)")
     func makeCredentialWithoutTokenConsumes() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Self.allThree, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.allThree, rpId: Fixture.rpID)
         _ = try client.makeCredential(userId: [9])  // non-discoverable: makeCredUvNotRqd, no token needed
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], token: token)).status == .pinAuthInvalid)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: token)).status == .pinAuthInvalid)
@@ -36,7 +37,7 @@ struct TokenUseTests {
     @Test("CTAP 2.1 §6.2.2 step 9.4: a getAssertion with user presence and no pinUvAuthParam consumes the token in use too")
     func getAssertionWithoutTokenConsumes() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .one, permissions: Self.allThree, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.shortPIN, .one, permissions: Self.allThree, rpId: Fixture.rpID)
         _ = try client.assert(allowList: [made.id])
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], token: token)).status == .pinAuthInvalid)
         #expect(Self.largeBlobWrite(client, token: token) == .ok, "lbw is kept")
@@ -45,7 +46,7 @@ struct TokenUseTests {
     @Test("CTAP 2.1 §6.2.2 step 9: up=false collects no presence and consumes nothing, with or without the token")
     func silentAssertionKeepsToken() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Self.allThree, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.allThree, rpId: Fixture.rpID)
         _ = try client.assert(allowList: [made.id], options: ["up": false])
         _ = try client.assert(allowList: [made.id], options: ["up": false], token: token)
         #expect(try client.assert(allowList: [made.id], token: token).authData.uv)
@@ -54,7 +55,7 @@ struct TokenUseTests {
     @Test("CTAP 2.1 §6.1.2 step 14.4: after a use with presence the token keeps lbw: a large-blob write with it still works")
     func lbwSurvivesItsOwnUse() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Self.allThree, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.allThree, rpId: Fixture.rpID)
         #expect(try client.assert(allowList: [made.id], token: token).authData.uv)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], token: token)).status == .pinAuthInvalid)
         #expect(Self.largeBlobWrite(client, token: token) == .ok)
@@ -63,7 +64,7 @@ struct TokenUseTests {
     @Test("CTAP 2.1 §6.2.2 step 9.1: presence declined → OPERATION_DENIED, and the token in use keeps its permissions")
     func declinedPresenceConsumesNothing() throws {
         let (client, made) = try Self.card()
-        let token = try client.token(Fixture.pin, .two, permissions: Self.allThree, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: Self.allThree, rpId: Fixture.rpID)
         client.authenticator.userPresence = { false }
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id])).status == .operationDenied)
         client.authenticator.userPresence = { true }

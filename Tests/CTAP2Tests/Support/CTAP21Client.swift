@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -38,7 +39,7 @@ extension TestClient {
     }
 
     /// A token with the acfg permission.
-    func configToken(_ pinProtocol: PlatformPIN = .two, pin: String = Fixture.pin) throws -> PlatformToken {
+    func configToken(_ pinProtocol: PlatformPIN = .two, pin: String = Fixture.shortPIN) throws -> PlatformToken {
         try token(pin, pinProtocol, permissions: PermissionBit.authenticatorConfig)
     }
 

@@ -1,6 +1,7 @@
 import CBOR
 import ArculusCard
 import CTAP2
+import CardTestSupport
 import CardCrypto
 import Foundation
 import Testing
@@ -27,15 +28,6 @@ struct Reply: CustomStringConvertible {
         guard let first = bytes.first else { return "(empty response)" }
         return status?.name ?? String(format: "unknown status 0x%02x", first)
     }
-}
-
-/// Request defaults shared by the tests.
-enum Fixture {
-    static let rpId = "example.com"
-    static let otherRpId = "other.example"
-    static let userId: [UInt8] = [0x75, 0x73, 0x65, 0x72, 0x2D, 0x31]
-    static let pin = "1234"
-    static func clientDataHash(_ label: String = "client data") -> [UInt8] { SHA256.hash(Array(label.utf8)) }
 }
 
 /// Host-side client: builds CTAP2 requests with integer keys and runs the PIN protocols from the
@@ -124,7 +116,7 @@ final class TestClient {
     }
 
     @discardableResult
-    func setPIN(_ pin: String = Fixture.pin, _ pinProtocol: PlatformPIN = .one) throws -> Reply {
+    func setPIN(_ pin: String = Fixture.shortPIN, _ pinProtocol: PlatformPIN = .one) throws -> Reply {
         clientPIN(try Self.setPINRequest(try session(pinProtocol), newPINBlock: paddedPIN(pin)))
     }
 
@@ -133,7 +125,7 @@ final class TestClient {
     }
 
     /// Runs a token request with a fresh key agreement and decrypts the token.
-    func token(_ pin: String = Fixture.pin, _ pinProtocol: PlatformPIN = .one, permissions: UInt64? = nil,
+    func token(_ pin: String = Fixture.shortPIN, _ pinProtocol: PlatformPIN = .one, permissions: UInt64? = nil,
                rpId: String? = nil) throws -> PlatformToken {
         let session = try session(pinProtocol)
         let body = try clientPIN(try Self.tokenRequest(session, pin: pin, permissions: permissions, rpId: rpId)).body()
@@ -152,8 +144,8 @@ final class TestClient {
     // MARK: - makeCredential / getAssertion
 
     static func makeCredentialRequest(
-        clientDataHash: [UInt8] = Fixture.clientDataHash(), rpId: String = Fixture.rpId, rpName: String? = "Example",
-        userId: [UInt8] = Fixture.userId, userName: String? = "alice", displayName: String? = "Alice A.",
+        clientDataHash: [UInt8] = Fixture.clientDataHash(), rpId: String = Fixture.rpID, rpName: String? = Fixture.rpName,
+        userId: [UInt8] = Fixture.userID, userName: String? = Fixture.userName, displayName: String? = Fixture.userDisplayName,
         algorithms: [Int] = [-7], excludeList: [[UInt8]]? = nil, extensions: CBORMap? = nil,
         options: CBORMap? = nil, token: PlatformToken? = nil
     ) -> CBORMap {
@@ -177,7 +169,7 @@ final class TestClient {
     }
 
     static func getAssertionRequest(
-        rpId: String = Fixture.rpId, clientDataHash: [UInt8] = Fixture.clientDataHash("assertion"),
+        rpId: String = Fixture.rpID, clientDataHash: [UInt8] = Fixture.clientDataHash("assertion"),
         allowList: [[UInt8]]? = nil, extensions: CBORMap? = nil, options: CBORMap? = nil, token: PlatformToken? = nil
     ) -> CBORMap {
         var request: CBORMap = [.int(1): .text(rpId), .int(2): .bytes(clientDataHash)]
@@ -199,8 +191,8 @@ final class TestClient {
     func getAssertion(_ request: CBORMap) -> Reply { send(CTAPByte.getAssertion, request) }
 
     /// A successful makeCredential, parsed.
-    func makeCredential(rpId: String = Fixture.rpId, userId: [UInt8] = Fixture.userId, userName: String? = "alice",
-                        displayName: String? = "Alice A.", rk: Bool = false, extensions: CBORMap? = nil,
+    func makeCredential(rpId: String = Fixture.rpID, userId: [UInt8] = Fixture.userID, userName: String? = Fixture.userName,
+                        displayName: String? = Fixture.userDisplayName, rk: Bool = false, extensions: CBORMap? = nil,
                         token: PlatformToken? = nil,
                         clientDataHash: [UInt8] = Fixture.clientDataHash()) throws -> MadeCredential {
         let request = Self.makeCredentialRequest(
@@ -210,7 +202,7 @@ final class TestClient {
     }
 
     /// A successful getAssertion, parsed.
-    func assert(rpId: String = Fixture.rpId, allowList: [[UInt8]]? = nil, extensions: CBORMap? = nil,
+    func assert(rpId: String = Fixture.rpID, allowList: [[UInt8]]? = nil, extensions: CBORMap? = nil,
                 options: CBORMap? = nil, token: PlatformToken? = nil,
                 clientDataHash: [UInt8] = Fixture.clientDataHash("assertion")) throws -> Assertion {
         let request = Self.getAssertionRequest(rpId: rpId, clientDataHash: clientDataHash, allowList: allowList,

@@ -1,7 +1,9 @@
 import ArculusCard
 import CTAPClient
+import CardTestSupport
 import Dispatch
 import FIDOWire
+import TestSupport
 
 /// The in-process emulated card as a host-side `CardTransport`, for these tests: the card side and
 /// the host side meet here only in bytes, as they do in the product's connectors
@@ -78,27 +80,8 @@ private final class PendingAnswer: @unchecked Sendable {
     }
 }
 
-/// Test helpers shared by the suites.
-enum Fixture {
-    static let pin = "123456"
-    static let rpID = "example.com"
-
-    /// The FIDO 2.1 profile with PIN/UV auth protocol 1 only: a card that makes the client fall back.
-    static var protocolOneOnly: CardProfile {
-        var profile = CardProfile.default
-        profile.name = "fido21-protocol-1-only"
-        profile.pinUvAuthProtocols = [1]
-        return profile
-    }
-
-    /// The FIDO 2.1 profile with room for one discoverable credential.
-    static var capacityOne: CardProfile {
-        var profile = CardProfile.default
-        profile.name = "fido21-capacity-1"
-        profile.residentKeyCapacity = 1
-        return profile
-    }
-
+/// The client's card factories and error helpers, beside the shared values (CardTestSupport).
+extension Fixture {
     /// An open client on a blank card of `profile`, with the transport.
     static func client(_ profile: CardProfile = .default, frontOptions: CardFront.Options = .init()) throws -> (CTAPClient, VirtualCardTransport) {
         let transport = VirtualCardTransport(try VirtualCard(profile: profile, frontOptions: frontOptions))
@@ -114,16 +97,10 @@ enum Fixture {
     }
 
     /// The error `body` throws as a `CTAPClientError`, or nil.
-    static func error(_ body: () throws -> Void) -> CTAPClientError? {
-        do {
-            try body()
-            return nil
-        } catch let error as CTAPClientError {
-            return error
-        } catch {
-            return nil
-        }
-    }
+    static func error(_ body: () throws -> Void) -> CTAPClientError? { thrownError(body) }
+
+    /// The error an async body throws as a `CTAPClientError`, or nil.
+    static func error(_ body: () async throws -> Void) async -> CTAPClientError? { await thrownError(body) }
 
     static func ctapStatus(_ body: () throws -> Void) -> CTAPStatus? {
         error(body)?.ctapStatus

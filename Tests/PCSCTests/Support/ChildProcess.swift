@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// A child process started with `posix_spawn` and a clean signal state, whose stdout can be read.
 ///
@@ -17,7 +18,7 @@ final class ChildProcess {
 
     init(executable: String, arguments: [String]) throws {
         var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { throw ServedCardError("pipe failed: \(String(cString: strerror(errno)))") }
+        guard pipe(&pipeEnds) == 0 else { throw TestFailure("pipe failed: \(String(cString: strerror(errno)))") }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -46,7 +47,7 @@ final class ChildProcess {
         close(pipeEnds[1])
         guard result == 0 else {
             close(pipeEnds[0])
-            throw ServedCardError("cannot start \(executable): \(String(cString: strerror(result)))")
+            throw TestFailure("cannot start \(executable): \(String(cString: strerror(result)))")
         }
         pid = child
         output = FileHandle(fileDescriptor: pipeEnds[0], closeOnDealloc: true)

@@ -2,45 +2,18 @@ import Foundation
 import PCSC
 import Synchronization
 import Testing
+import TestSupport
 
 /// Where the emulator runs for these tests: vpcd slot 1 (port 35964), reader "Virtual PCD 00 01",
 /// away from slot 0 where a developer may keep a card of their own. `ARCULUS_SLOT` chooses
-/// another slot, as for the interop tests.
-enum VirtualReader {
-    static let slot = ProcessInfo.processInfo.environment["ARCULUS_SLOT"].flatMap { Int($0) } ?? 1
-    static let name = "Virtual PCD 00 " + (slot < 16 ? "0" : "") + String(slot, radix: 16, uppercase: true)
-
-    static var inCI: Bool { ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" }
-
-    /// Whether pcscd answers and lists the vpcd reader. Checked once per test process.
-    static let reachable: Bool = {
-        guard let context = try? PCSCContext(), let readers = try? context.readers() else { return false }
-        return readers.contains(name)
-    }()
-
-    /// Run the pcscd tests when pcscd is there, and in CI always (where an unreachable pcscd
-    /// must fail them, not skip them).
-    static var shouldRun: Bool { reachable || inCI }
-
-    static let unavailableMessage = "pcscd is not reachable or has no reader '\(name)' (install pcscd + vsmartcard-vpcd and start pcscd)"
-}
+/// another slot, as for the interop tests. pcscd is asked once per test process.
+let virtualReader = VPCDReader(slotFrom: "ARCULUS_SLOT", default: 1) { try? PCSCContext().readers() }
 
 /// One `arculus-card serve --slot 1 --card <temp> --profile P` process: an emulated card on the
 /// virtual reader, blank, in a temporary folder of its own.
 final class ServedCard {
-    /// The package's root, from this file's path (Tests/PCSCTests/Support/ServedCard.swift).
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    /// The `arculus-card` these tests serve: `ARCULUS_CARD` when set (as test.sh sets it), else
-    /// the one built beside this test bundle, in whatever build folder `swift test` used (a
-    /// plain `.build/debug`, or test.sh's instrumented `.build/coverage`).
-    static let binary: URL = {
-        if let path = ProcessInfo.processInfo.environment["ARCULUS_CARD"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        let runner = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        return runner.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("arculus-card")
-    }()
+    /// The `arculus-card` these tests serve.
+    static let binary = Repository.cardBinary
 
     let profile: String
     private var process: ChildProcess?
@@ -50,16 +23,16 @@ final class ServedCard {
     /// getInfo AAGUID is the profile's), so that a stray card process on slot 1 is reported
     /// instead of silently tested.
     init(profile: String, aaguid: [UInt8]) throws {
-        guard VirtualReader.reachable else { throw ServedCardError(VirtualReader.unavailableMessage) }
+        guard virtualReader.reachable else { throw TestFailure(virtualReader.unavailable) }
         guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
-            throw ServedCardError("no arculus-card binary at \(Self.binary.path): build it with `swift build --build-tests`, or set ARCULUS_CARD")
+            throw TestFailure("no arculus-card binary at \(Self.binary.path): build it with `swift build --build-tests`, or set ARCULUS_CARD")
         }
         self.profile = profile
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pcsc-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let process = try ChildProcess(
             executable: Self.binary.path,
-            arguments: ["serve", "--slot", "\(VirtualReader.slot)", "--card", folder.appendingPathComponent("card.img").path,
+            arguments: ["serve", "--slot", "\(virtualReader.slot)", "--card", folder.appendingPathComponent("card.img").path,
                         "--profile", profile])
         self.process = process
         let present = DispatchSemaphore(value: 0)
@@ -79,7 +52,7 @@ final class ServedCard {
             // Until serve says the card is on the reader, it may not have its signal handlers
             // yet; stopping it earlier could go unnoticed.
             guard present.wait(timeout: .now() + 10) == .success else {
-                throw ServedCardError("arculus-card serve never put the card on vpcd slot \(VirtualReader.slot)")
+                throw TestFailure("arculus-card serve never put the card on vpcd slot \(virtualReader.slot)")
             }
             try waitForOurCard(aaguid: aaguid)
         } catch {
@@ -107,45 +80,37 @@ final class ServedCard {
         guard let context = try? PCSCContext() else { return }
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))
         while ContinuousClock.now < deadline,
-              (try? context.status(ofReaders: [VirtualReader.name]).first?.isCardPresent) == true {
+              (try? context.status(ofReaders: [virtualReader.name]).first?.isCardPresent) == true {
             Thread.sleep(forTimeInterval: 0.05)
         }
     }
 
     private func waitForOurCard(aaguid: [UInt8]) throws {
         let context = try PCSCContext()
-        guard try context.waitForCardPresent(reader: VirtualReader.name, timeout: .seconds(10)) else {
-            throw ServedCardError("the card never appeared in \(VirtualReader.name)")
+        guard try context.waitForCardPresent(reader: virtualReader.name, timeout: .seconds(10)) else {
+            throw TestFailure("the card never appeared in \(virtualReader.name)")
         }
         // pcscd may still be powering the card up right after it appears.
         var lastError: (any Error)?
         for _ in 0..<50 {
             do {
-                let card = try context.connect(reader: VirtualReader.name)
+                let card = try context.connect(reader: virtualReader.name)
                 defer { try? card.disconnect() }
                 let exchange = ISO7816Exchange(card)
                 _ = try exchange.transmitFollowingResponseChain(PCSCCardTests.select)
                 let info = try exchange.transmitFollowingResponseChain(PCSCCardTests.getInfo)
                 guard PCSCCardTests.aaguid(inGetInfo: info) == aaguid else {
-                    throw ServedCardError("the card in \(VirtualReader.name) is not the one this test started (AAGUID differs): "
-                        + "another card process holds vpcd slot \(VirtualReader.slot); stop it")
+                    throw TestFailure("the card in \(virtualReader.name) is not the one this test started (AAGUID differs): "
+                        + "another card process holds vpcd slot \(virtualReader.slot); stop it")
                 }
                 return
-            } catch let error as ServedCardError {
+            } catch let error as TestFailure {
                 throw error
             } catch {
                 lastError = error
                 Thread.sleep(forTimeInterval: 0.1)
             }
         }
-        throw ServedCardError("cannot talk to the card in \(VirtualReader.name): \(lastError.map { "\($0)" } ?? "?")")
-    }
-}
-
-struct ServedCardError: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
+        throw TestFailure("cannot talk to the card in \(virtualReader.name): \(lastError.map { "\($0)" } ?? "?")")
     }
 }

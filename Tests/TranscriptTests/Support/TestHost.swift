@@ -128,11 +128,9 @@ enum Requests {
     }
 }
 
-/// The repository's folders.
-enum Repository {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    static let transcripts = root.appendingPathComponent("Fixtures/transcripts").path
+/// The transcript fixtures' folder.
+extension Repository {
+    static let transcripts = fixtures.appendingPathComponent("transcripts").path
 
     /// Every transcript fixture, by file name.
     static func fixtureNames() -> [String] {

@@ -1,4 +1,5 @@
 import ArculusCard
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -26,7 +27,7 @@ struct Defect01TokenStateTests {
 
     /// A getAssertion token for the fixture RP.
     static func gaToken(_ client: TestClient, _ pinProtocol: PlatformPIN) throws -> PlatformToken {
-        try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
+        try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.getAssertion, rpId: Fixture.rpID)
     }
 
     @Test("CTAP 2.1 §6.5.4 initialize(): each PIN/UV auth protocol has its own key agreement key")
@@ -43,8 +44,8 @@ struct Defect01TokenStateTests {
           arguments: PlatformPIN.allCases)
     func tokenPerProtocol(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
+        let token = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
         let crossed = PlatformToken(pinProtocol: pinProtocol == .one ? .two : .one, value: token.value)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: crossed)).status == .pinAuthInvalid)
         let made = try client.makeCredential(token: token)
@@ -105,13 +106,13 @@ struct Defect01TokenStateTests {
     func permissionsClearedAfterPresence(pinProtocol: PlatformPIN) throws {
         let (_, client, made) = try Self.card()
         let both = PermissionBit.makeCredential | PermissionBit.getAssertion
-        let afterAssertion = try client.token(Fixture.pin, pinProtocol, permissions: both, rpId: Fixture.rpId)
+        let afterAssertion = try client.token(Fixture.shortPIN, pinProtocol, permissions: both, rpId: Fixture.rpID)
         #expect(try client.assert(allowList: [made.id], token: afterAssertion).authData.uv)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], token: afterAssertion)).status
                 == .pinAuthInvalid)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: afterAssertion)).status == .pinAuthInvalid)
 
-        let afterCreation = try client.token(Fixture.pin, pinProtocol, permissions: both, rpId: Fixture.rpId)
+        let afterCreation = try client.token(Fixture.shortPIN, pinProtocol, permissions: both, rpId: Fixture.rpID)
         #expect(try client.makeCredential(token: afterCreation).authData.uv)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: afterCreation)).status == .pinAuthInvalid)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], token: afterCreation)).status
@@ -122,8 +123,8 @@ struct Defect01TokenStateTests {
     func newTokenEndsEveryProtocolsToken() throws {
         let client = try TestClient()
         try client.setPIN()
-        let two = try client.token(Fixture.pin, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
-        let one = try client.token(Fixture.pin, .one, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
+        let two = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
+        let one = try client.token(Fixture.shortPIN, .one, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: two)).status == .pinAuthInvalid)
         #expect(try client.makeCredential(token: one).authData.uv)
     }
@@ -132,7 +133,7 @@ struct Defect01TokenStateTests {
     func powerOffEndsToken(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
         try client.setPIN()
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
+        let token = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
         client.powerCycle()
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: token)).status == .pinAuthInvalid)
     }
@@ -142,8 +143,8 @@ struct Defect01TokenStateTests {
     func changePINEndsToken(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
         try client.setPIN()
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
-        #expect(try client.changePIN(from: Fixture.pin, to: "98765", pinProtocol == .one ? .two : .one).status == .ok)
+        let token = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: "98765", pinProtocol == .one ? .two : .one).status == .ok)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(token: token)).status == .pinAuthInvalid)
     }
 }

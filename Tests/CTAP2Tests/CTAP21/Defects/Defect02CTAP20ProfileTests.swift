@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -13,8 +14,8 @@ struct Defect02CTAP20ProfileTests {
     @Test("CTAP 2.0 §5.5.8 (using the pinToken): it has no RP: one token serves makeCredential for two RPs, then getAssertion")
     func pinTokenNotBoundToAnRP() throws {
         let client = try TestClient(profile: .arculusFIDO2)
-        try client.setPIN(Fixture.pin, .one)
-        let token = try client.token(Fixture.pin, .one)
+        try client.setPIN(Fixture.shortPIN, .one)
+        let token = try client.token(Fixture.shortPIN, .one)
         let first = try client.makeCredential(token: token)
         #expect(first.authData.uv)
         let second = try client.makeCredential(rpId: Self.otherRpId, token: token)
@@ -34,8 +35,8 @@ struct Defect02CTAP20ProfileTests {
     func uvWithPinAuthOnCTAP20() throws {
         let client = try TestClient(profile: .arculusFIDO2)
         let made = try client.makeCredential()
-        try client.setPIN(Fixture.pin, .one)
-        let token = try client.token(Fixture.pin, .one)
+        try client.setPIN(Fixture.shortPIN, .one)
+        let token = try client.token(Fixture.shortPIN, .one)
         #expect(client.makeCredential(TestClient.makeCredentialRequest(options: ["uv": true], token: token)).status
                 == .unsupportedOption)
         #expect(client.getAssertion(TestClient.getAssertionRequest(allowList: [made.id], options: ["uv": true], token: token))
@@ -67,11 +68,11 @@ struct Defect02CTAP20ProfileTests {
           arguments: [(CardProfile.arculusFIDO2, true), (.arculusFIDO21, false)])
     func oneCredRandom(profile: CardProfile, same: Bool) throws {
         let client = try TestClient(profile: profile)
-        try client.setPIN(Fixture.pin, .one)
-        let made = try client.makeCredential(extensions: ["hmac-secret": true], token: try client.token(Fixture.pin, .one))
+        try client.setPIN(Fixture.shortPIN, .one)
+        let made = try client.makeCredential(extensions: ["hmac-secret": true], token: try client.token(Fixture.shortPIN, .one))
         let withoutUV = try HMACSecretTests.output(client, try client.session(.one), credential: made.id,
                                                    salts: HMACSecretTests.salt1)
-        let token = try client.token(Fixture.pin, .one)
+        let token = try client.token(Fixture.shortPIN, .one)
         let withUV = try HMACSecretTests.output(client, try client.session(.one), credential: made.id,
                                                 salts: HMACSecretTests.salt1, token: token)
         #expect((withUV == withoutUV) == same)

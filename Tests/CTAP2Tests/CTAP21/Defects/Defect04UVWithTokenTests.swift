@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -12,8 +13,8 @@ struct Defect04UVWithTokenTests {
           arguments: PlatformPIN.allCases, [false, true])
     func makeCredential(pinProtocol: PlatformPIN, residentKey: Bool) throws {
         let client = try TestClient()
-        try client.setPIN(Fixture.pin, pinProtocol)
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpId)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
+        let token = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.makeCredential, rpId: Fixture.rpID)
         let request = TestClient.makeCredentialRequest(options: ["uv": true, "rk": .bool(residentKey)], token: token)
         let made = try MadeCredential(try client.makeCredential(request).body(), clientDataHash: Fixture.clientDataHash())
         #expect(made.authData.uv)
@@ -26,8 +27,8 @@ struct Defect04UVWithTokenTests {
     func getAssertion(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
         let made = try client.makeCredential()
-        try client.setPIN(Fixture.pin, pinProtocol)
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.getAssertion, rpId: Fixture.rpId)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
+        let token = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.getAssertion, rpId: Fixture.rpID)
         let assertion = try client.assert(allowList: [made.id], options: ["uv": true], token: token)
         #expect(assertion.authData.uv)
         #expect(assertion.verifies(with: made.publicKey))

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -83,7 +84,7 @@ struct Defect07CredentialManagementBytesTests {
         let setup = try CredentialManagementTests.Setup()
         let token = try setup.cmToken()
         // rpIDHash (32 bytes) with a two-byte length head 0x59 0x0020 instead of 0x58 0x20.
-        let hash = SHA256.hash(Array(Fixture.rpId.utf8))
+        let hash = SHA256.hash(Array(Fixture.rpID.utf8))
         let sent = HandCBOR.map([(HandCBOR.item(1), [0x59, 0x00, 0x20] + hash)])
         let body = HandCBOR.credentialManagement(CM.enumerateCredentialsBegin, parameters: sent, token: token,
                                                  macOver: [UInt8(CM.enumerateCredentialsBegin)] + sent)

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -9,7 +10,7 @@ import TestSupport
 struct Defect08EmptyUserNameTests {
     static func enumeratedUser(_ setup: CredentialManagementTests.Setup, token: PlatformToken,
                                id: [UInt8]) throws -> CBORMap? {
-        let parameters = CredentialManagementTests.rpIdHashParameters(Fixture.rpId)
+        let parameters = CredentialManagementTests.rpIdHashParameters(Fixture.rpID)
         var entries = [try setup.client.credentialManagement(CM.enumerateCredentialsBegin, parameters: parameters,
                                                              token: token).body()]
         let total = entries[0][int: 9]?.intValue ?? 1

@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -14,7 +15,7 @@ struct Defect09U2FCheckOnlyTests {
     func credProtect3(control: UInt8) throws {
         let client = try TestClient()
         let made = try client.makeCredential(extensions: ["credProtect": 3])
-        let application = SHA256.hash(Array(Fixture.rpId.utf8))
+        let application = SHA256.hash(Array(Fixture.rpID.utf8))
         #expect(client.authenticator.u2fAuthenticate(control: control, challenge: U2FTests.challenge, application: application,
                                                      keyHandle: made.id) == .wrongData)
     }
@@ -24,7 +25,7 @@ struct Defect09U2FCheckOnlyTests {
     func lowerLevels(level: Int) throws {
         let client = try TestClient()
         let made = try client.makeCredential(extensions: ["credProtect": .int(level)])
-        let application = SHA256.hash(Array(Fixture.rpId.utf8))
+        let application = SHA256.hash(Array(Fixture.rpID.utf8))
         #expect(client.authenticator.u2fAuthenticate(control: 0x07, challenge: U2FTests.challenge, application: application,
                                                      keyHandle: made.id) == .conditionsNotSatisfied)
     }

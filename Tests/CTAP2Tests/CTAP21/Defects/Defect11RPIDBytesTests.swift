@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import CardCrypto
@@ -39,7 +40,7 @@ struct Defect11RPIDBytesTests {
         _ = try client.makeCredential(rpId: Self.composed, userId: [1], rk: true)
         _ = try client.makeCredential(rpId: Self.decomposed, userId: [1], rk: true)
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement)
         let first = try client.credentialManagement(CM.enumerateRPsBegin, token: token).body()
         #expect(first[int: 5] == .int(2), "totalRPs")
         let second = try client.credentialManagement(CM.enumerateRPsGetNextRP, token: nil).body()

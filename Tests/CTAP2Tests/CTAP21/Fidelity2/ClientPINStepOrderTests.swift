@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -14,13 +15,13 @@ struct ClientPINStepOrderTests {
           arguments: PlatformPIN.allCases)
     func forcedChangeNeedsANewPIN(pinProtocol: PlatformPIN) throws {
         let client = try TestClient(profile: .reference)
-        try client.setPIN(Fixture.pin, pinProtocol)
+        try client.setPIN(Fixture.shortPIN, pinProtocol)
         #expect(try SetMinPINLengthTests.setMinPINLength(client, [.int(3): true]).status == .ok)
-        #expect(try client.changePIN(from: Fixture.pin, to: Fixture.pin, pinProtocol).status == .pinPolicyViolation)
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: Fixture.shortPIN, pinProtocol).status == .pinPolicyViolation)
         #expect(try SetMinPINLengthTests.info(client, 0x0C) == true, "forcePINChange is still set")
         #expect(try client.pinRetries() == 8)
-        #expect(try client.tokenReply(Fixture.pin, pinProtocol).status == .pinInvalid, "still no token")
-        #expect(try client.changePIN(from: Fixture.pin, to: "24680", pinProtocol).status == .ok)
+        #expect(try client.tokenReply(Fixture.shortPIN, pinProtocol).status == .pinInvalid, "still no token")
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: "24680", pinProtocol).status == .ok)
         #expect(try SetMinPINLengthTests.info(client, 0x0C) == false)
     }
 
@@ -28,7 +29,7 @@ struct ClientPINStepOrderTests {
     func samePINWithoutForce() throws {
         let client = try TestClient(profile: .reference)
         try client.setPIN()
-        #expect(try client.changePIN(from: Fixture.pin, to: Fixture.pin).status == .ok)
+        #expect(try client.changePIN(from: Fixture.shortPIN, to: Fixture.shortPIN).status == .ok)
     }
 
     @Test("CTAP 2.1 §6.5.5.7.2 step 4: \"Undefined permissions present in the permissions parameter are ignored\"; step 15 assigns the rest: 0x80, and bits above 0xFF, give a token of the defined permissions",
@@ -36,10 +37,10 @@ struct ClientPINStepOrderTests {
     func undefinedPermissionsIgnored(undefined: UInt64) throws {
         let client = try TestClient()
         try client.setPIN()
-        let token = try client.token(Fixture.pin, .two, permissions: PermissionBit.credentialManagement | undefined)
+        let token = try client.token(Fixture.shortPIN, .two, permissions: PermissionBit.credentialManagement | undefined)
         #expect(client.credentialManagement(CM.getCredsMetadata, token: token).status == .ok)
         // Undefined bits alone are not the value 0 (step 3): a token with no permission at all.
-        let empty = try client.token(Fixture.pin, .two, permissions: undefined)
+        let empty = try client.token(Fixture.shortPIN, .two, permissions: undefined)
         #expect(client.credentialManagement(CM.getCredsMetadata, token: empty).status == .pinAuthInvalid)
         #expect(try client.pinRetries() == 8)
     }
@@ -78,7 +79,7 @@ struct ClientPINStepOrderTests {
     func protocolBeforePermissions() throws {
         let client = try TestClient()
         try client.setPIN()
-        var request = try TestClient.tokenRequest(try client.session(.two), pin: Fixture.pin, permissions: PermissionBit.bioEnrollment)
+        var request = try TestClient.tokenRequest(try client.session(.two), pin: Fixture.shortPIN, permissions: PermissionBit.bioEnrollment)
         request[int: 1] = .int(3)
         #expect(client.clientPIN(request).status == .invalidParameter)
         request[int: 1] = .int(2)

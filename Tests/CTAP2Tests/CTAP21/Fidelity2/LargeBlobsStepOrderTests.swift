@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -38,7 +39,7 @@ struct LargeBlobsStepOrderTests {
     func firstFragmentSetsStateBeforeAuthentication(pinProtocol: PlatformPIN) throws {
         let client = try TestClient()
         try client.setPIN()
-        let token = try client.token(Fixture.pin, pinProtocol, permissions: PermissionBit.largeBlobWrite)
+        let token = try client.token(Fixture.shortPIN, pinProtocol, permissions: PermissionBit.largeBlobWrite)
         let first = Array(Self.array[..<20])
         let rest = Array(Self.array[20...])
         #expect(client.largeBlobSet(first, offset: 0, length: Self.array.count, token: token).status == .ok)

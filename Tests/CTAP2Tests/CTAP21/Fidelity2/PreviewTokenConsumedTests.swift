@@ -1,3 +1,4 @@
+import CardTestSupport
 import CBOR
 import CTAP2
 import Testing
@@ -15,7 +16,7 @@ struct PreviewTokenConsumedTests {
           arguments: PlatformPIN.allCases)
     func consumedTokenDeletesNothing(pinProtocol: PlatformPIN) throws {
         let (client, made) = try CredentialManagementPreviewTests.card()
-        let token = try client.token(Fixture.pin, pinProtocol)  // getPinToken (0x05)
+        let token = try client.token(Fixture.shortPIN, pinProtocol)  // getPinToken (0x05)
         let assertion = try client.assert(allowList: [made[0].id], token: token)
         #expect(assertion.authData.up && assertion.authData.uv)
         let delete = TestClient.credentialManagementRequest(CM.deleteCredential,
@@ -23,7 +24,7 @@ struct PreviewTokenConsumedTests {
         #expect(client.send(CTAPByte.credentialManagementPreview, delete).status == .pinAuthInvalid)
         #expect(client.authenticator.state.residentCredentials.count == 3)
         // A fresh getPinToken token still serves the preview form.
-        let fresh = try client.token(Fixture.pin, pinProtocol)
+        let fresh = try client.token(Fixture.shortPIN, pinProtocol)
         let again = TestClient.credentialManagementRequest(CM.deleteCredential,
                                                            parameters: [.int(2): TestClient.descriptor(made[0].id)], token: fresh)
         #expect(client.send(CTAPByte.credentialManagementPreview, again).status == .ok)
