@@ -74,11 +74,4 @@ struct MemberShape {
         self.deferred = deferred
         self.content = content
     }
-
-    /// pinUvAuthProtocol at `key`, its wrong kind coded `wrongKind`.
-    static func pinUvAuthProtocol(_ key: Int, wrongKind: CTAPStatus = .cborUnexpectedType) -> MemberShape {
-        var member = MemberShape(key, .unsigned, wrongKind: wrongKind)
-        member.isProtocol = true
-        return member
-    }
 }

@@ -27,15 +27,12 @@ extension ClientPINRequest {
         let newPinEnc: [UInt8]
 
         init(_ request: ClientPINRequest) throws(CTAPStatus) {
-            guard let keyAgreement = request.keyAgreement, let pinUvAuthParam = request.pinUvAuthParam,
-                  let newPinEnc = request.newPinEnc else { throw .missingParameter }
-            self.keyAgreement = keyAgreement
-            self.pinUvAuthParam = pinUvAuthParam
-            self.newPinEnc = newPinEnc
+            (keyAgreement, pinUvAuthParam, newPinEnc) =
+                (try request.keyAgreement.needed(), try request.pinUvAuthParam.needed(), try request.newPinEnc.needed())
         }
     }
 
-    /// changePIN's members (CTAP 2.1 §6.5.5.6): all required.
+    /// changePIN's members (CTAP 2.1 §6.5.5.6): setPIN's and pinHashEnc, all required.
     struct ChangePIN {
         let keyAgreement: CBORValue
         let pinUvAuthParam: [UInt8]
@@ -43,12 +40,9 @@ extension ClientPINRequest {
         let pinHashEnc: [UInt8]
 
         init(_ request: ClientPINRequest) throws(CTAPStatus) {
-            guard let keyAgreement = request.keyAgreement, let pinUvAuthParam = request.pinUvAuthParam,
-                  let newPinEnc = request.newPinEnc, let pinHashEnc = request.pinHashEnc else { throw .missingParameter }
-            self.keyAgreement = keyAgreement
-            self.pinUvAuthParam = pinUvAuthParam
-            self.newPinEnc = newPinEnc
-            self.pinHashEnc = pinHashEnc
+            let setPIN = try SetPIN(request)
+            (keyAgreement, pinUvAuthParam, newPinEnc, pinHashEnc) =
+                (setPIN.keyAgreement, setPIN.pinUvAuthParam, setPIN.newPinEnc, try request.pinHashEnc.needed())
         }
     }
 
@@ -58,12 +52,16 @@ extension ClientPINRequest {
         let pinHashEnc: [UInt8]
 
         init(_ request: ClientPINRequest) throws(CTAPStatus) {
-            guard let keyAgreement = request.keyAgreement, let pinHashEnc = request.pinHashEnc else {
-                throw .missingParameter
-            }
-            self.keyAgreement = keyAgreement
-            self.pinHashEnc = pinHashEnc
+            (keyAgreement, pinHashEnc) = (try request.keyAgreement.needed(), try request.pinHashEnc.needed())
         }
+    }
+}
+
+extension Optional {
+    /// The value of a member a subcommand needs: absent is CTAP2_ERR_MISSING_PARAMETER.
+    fileprivate func needed() throws(CTAPStatus) -> Wrapped {
+        guard let self else { throw .missingParameter }
+        return self
     }
 }
 

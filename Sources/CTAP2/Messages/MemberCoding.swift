@@ -12,19 +12,6 @@ struct MemberCoding<Value>: @unchecked Sendable {
     let read: (inout CBORReader) throws(CBORError) -> Member<Value>
     let write: (inout CBORWriter, Value) -> Void
 
-    /// Reads the value into `message` at `path` (left as it was when the coding reads none):
-    /// the status of a value the message does not take, or nil.
-    func read<Message>(from reader: inout CBORReader, into message: inout Message,
-                       at path: WritableKeyPath<Message, Value>) throws(CBORError) -> CTAPStatus? {
-        switch try read(&reader) {
-        case .absent: return nil
-        case .present(let value):
-            message[keyPath: path] = value
-            return nil
-        case .invalid(let status): return status
-        }
-    }
-
     /// An array whose elements are coded by `element`: the first element's failure is the array's.
     static func array<Element>(of element: MemberCoding<Element>) -> MemberCoding<[Element]> {
         MemberCoding<[Element]>(kind: .array, read: { reader throws(CBORError) in try reader.array(element.read) }, write: { writer, array in

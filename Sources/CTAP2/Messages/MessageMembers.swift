@@ -103,60 +103,92 @@ struct MemberRule<Message, Key: MemberKey>: @unchecked Sendable {
     /// A member the message needs, always written.
     static func required<Value>(_ key: Key, _ path: WritableKeyPath<Message, Value>, _ coding: MemberCoding<Value>,
                                 judgedLater: Bool = false) -> Self {
-        Self(key: key, kind: coding.kind, isRequired: true, judgedLater: judgedLater,
-             read: { reader, message throws(CBORError) in try coding.read(from: &reader, into: &message, at: path) },
-             write: { writer, map, message in
-                 key.write(to: &writer, of: &map)
-                 coding.write(&writer, message[keyPath: path])
-             })
+        let field = MemberField(path)
+        return Self(key: key, kind: coding.kind, isRequired: true, judgedLater: judgedLater,
+                    read: { reader, message throws(CBORError) in try field.read(coding, from: &reader, into: &message) { $0 } },
+                    write: { writer, map, message in
+                        key.write(to: &writer, of: &map)
+                        coding.write(&writer, field.value(in: message))
+                    })
     }
 
     /// A member the message may have: nil when absent, written when not nil.
     static func optional<Value>(_ key: Key, _ path: WritableKeyPath<Message, Value?>, _ coding: MemberCoding<Value>) -> Self {
-        Self(key: key, kind: coding.kind, isRequired: false, judgedLater: false,
-             read: { reader, message throws(CBORError) in
-                 switch try coding.read(&reader) {
-                 case .absent: return nil
-                 case .present(let value):
-                     message[keyPath: path] = value
-                     return nil
-                 case .invalid(let status): return status
-                 }
-             },
-             write: { writer, map, message in
-                 guard let value = message[keyPath: path] else { return }
-                 key.write(to: &writer, of: &map)
-                 coding.write(&writer, value)
-             })
+        let field = MemberField(path)
+        return Self(key: key, kind: coding.kind, isRequired: false, judgedLater: false,
+                    read: { reader, message throws(CBORError) in try field.read(coding, from: &reader, into: &message) { $0 } },
+                    write: { writer, map, message in
+                        guard let value = field.value(in: message) else { return }
+                        key.write(to: &writer, of: &map)
+                        coding.write(&writer, value)
+                    })
     }
 
     /// A member whose absence is the message's default value (an empty list, false), written
     /// unless `omitted` says the value reads as absent.
     static func defaulted<Value>(_ key: Key, _ path: WritableKeyPath<Message, Value>, _ coding: MemberCoding<Value>,
                                  omitted: @escaping (Value) -> Bool = { _ in false }) -> Self {
-        Self(key: key, kind: coding.kind, isRequired: false, judgedLater: false,
-             read: { reader, message throws(CBORError) in try coding.read(from: &reader, into: &message, at: path) },
-             write: { writer, map, message in
-                 let value = message[keyPath: path]
-                 guard !omitted(value) else { return }
-                 key.write(to: &writer, of: &map)
-                 coding.write(&writer, value)
-             })
+        let field = MemberField(path)
+        return Self(key: key, kind: coding.kind, isRequired: false, judgedLater: false,
+                    read: { reader, message throws(CBORError) in try field.read(coding, from: &reader, into: &message) { $0 } },
+                    write: { writer, map, message in
+                        let value = field.value(in: message)
+                        guard !omitted(value) else { return }
+                        key.write(to: &writer, of: &map)
+                        coding.write(&writer, value)
+                    })
     }
 
     /// A member kept as read (absent, present or invalid), for its reader's reader to judge:
     /// its fault is not the message's.
     static func kept<Value>(_ key: Key, _ path: WritableKeyPath<Message, Member<Value>>, _ coding: MemberCoding<Value>) -> Self {
-        Self(key: key, kind: coding.kind, isRequired: false, judgedLater: false,
-             read: { reader, message throws(CBORError) in
-                 message[keyPath: path] = try coding.read(&reader)
-                 return nil
-             },
-             write: { writer, map, message in
-                 guard case .present(let value) = message[keyPath: path] else { return }
-                 key.write(to: &writer, of: &map)
-                 coding.write(&writer, value)
-             })
+        let field = MemberField(path)
+        return Self(key: key, kind: coding.kind, isRequired: false, judgedLater: false,
+                    read: { reader, message throws(CBORError) in
+                        field.set(try coding.read(&reader), in: &message)
+                        return nil
+                    },
+                    write: { writer, map, message in
+                        guard case .present(let value) = field.value(in: message) else { return }
+                        key.write(to: &writer, of: &map)
+                        coding.write(&writer, value)
+                    })
+    }
+}
+
+/// The stored property a member fills, by its offset in the message. A key path applied in a
+/// rule is projected by the runtime's generic code, which looked up type metadata at every use
+/// (more than the rest of a getAssertion's reading); the offset is a typed load or store.
+struct MemberField<Message, Value> {
+    let offset: Int
+
+    init(_ path: WritableKeyPath<Message, Value>) {
+        guard let offset = MemoryLayout<Message>.offset(of: path) else { preconditionFailure("a member that is not a stored property") }
+        self.offset = offset
+    }
+
+    func value(in message: Message) -> Value {
+        withUnsafeBytes(of: message) { bytes in (bytes.baseAddress! + offset).assumingMemoryBound(to: Value.self).pointee }
+    }
+
+    func set(_ value: Value, in message: inout Message) {
+        withUnsafeMutableBytes(of: &message) { bytes in (bytes.baseAddress! + offset).assumingMemoryBound(to: Value.self).pointee = value }
+    }
+}
+
+extension MemberField {
+    /// Reads the member with `coding` into the message, as `value` makes it (an optional
+    /// property's value from the one read), left as it was when the coding reads none: the
+    /// status of a value the message does not take, or nil.
+    func read<Read>(_ coding: MemberCoding<Read>, from reader: inout CBORReader, into message: inout Message,
+                    as value: (Read) -> Value) throws(CBORError) -> CTAPStatus? {
+        switch try coding.read(&reader) {
+        case .absent: return nil
+        case .present(let read):
+            set(value(read), in: &message)
+            return nil
+        case .invalid(let status): return status
+        }
     }
 }
 
