@@ -12,9 +12,6 @@ struct GetAssertionExtensionInputs: Sendable, ExtensionInputs {
     var thirdPartyPayment = false
     var uvm = false
 
-    /// No extensions asked for.
-    init() {}
-
     /// getAssertion's credBlob input is `"credBlob": true` (CTAP 2.1 §12.2; "getCredBlob" is the
     /// WebAuthn client's name for it).
     static let members = MessageMembers<Self, ExtensionIdentifier>([
@@ -24,5 +21,6 @@ struct GetAssertionExtensionInputs: Sendable, ExtensionInputs {
         .defaulted(.thirdPartyPayment, \.thirdPartyPayment, .bool),
         .defaulted(.uvm, \.uvm, .bool),
     ])
+    /// No extensions asked for.
     static let initial = Self()
 }

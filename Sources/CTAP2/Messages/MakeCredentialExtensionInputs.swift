@@ -14,9 +14,6 @@ struct MakeCredentialExtensionInputs: ExtensionInputs {
     var thirdPartyPayment = false
     var uvm = false
 
-    /// No extensions asked for.
-    init() {}
-
     /// In the order of CTAP 2.1 §12's list.
     static let members = MessageMembers<Self, ExtensionIdentifier>([
         .optional(.credProtect, \.credProtect, .protectionLevel),
@@ -28,5 +25,6 @@ struct MakeCredentialExtensionInputs: ExtensionInputs {
         .defaulted(.thirdPartyPayment, \.thirdPartyPayment, .bool),
         .defaulted(.uvm, \.uvm, .bool),
     ])
+    /// No extensions asked for.
     static let initial = Self()
 }

@@ -24,13 +24,16 @@ struct MessageMembers<Message, Key: MemberKey>: Sendable {
     private let canonicalOrder: [Int]
     /// A bit per rule whose member the message needs.
     private let requiredMask: UInt64
+    /// A bit per rule whose member's content is judged later.
+    private let laterMask: UInt64
 
     init(_ rules: [MemberRule<Message, Key>]) {
         precondition(rules.count <= 64, "a message of more than 64 members")
         self.rules = rules
         keys = rules.map(\.key)
         precondition(Set(keys).count == keys.count, "a member declared twice")
-        requiredMask = rules.indices.reduce(0) { mask, index in rules[index].isRequired ? mask | 1 << UInt64(index) : mask }
+        requiredMask = Self.mask(rules, \.isRequired)
+        laterMask = Self.mask(rules, \.judgedLater)
         let encodedKeys = rules.map { rule in
             var writer = CBORWriter()
             var map = writer.openMap()
@@ -44,9 +47,9 @@ struct MessageMembers<Message, Key: MemberKey>: Sendable {
         }
     }
 
-    /// The rule of `key`, if the message declares it.
-    func rule(_ key: Key) -> MemberRule<Message, Key>? {
-        keys.firstIndex(of: key).map { rules[$0] }
+    /// A bit per rule of which `flag` holds.
+    private static func mask(_ rules: [MemberRule<Message, Key>], _ flag: (MemberRule<Message, Key>) -> Bool) -> UInt64 {
+        rules.indices.reduce(0) { mask, index in flag(rules[index]) ? mask | 1 << UInt64(index) : mask }
     }
 
     /// Reads the message's map into `initial` (the message with every member at its default):
@@ -62,12 +65,11 @@ struct MessageMembers<Message, Key: MemberKey>: Sendable {
                 _ = try reader.skipItem()
                 continue
             }
-            let rule = rules[index]
-            verdict.present |= 1 << UInt64(index)
-            let admitted = !rule.judgedLater || reader.rest.first.map(rule.kind.admits) == true
-            if let status = try rule.read(&reader, &message) {
-                verdict.record(status, order: admitted && rule.judgedLater ? 64 + index : index)
-            }
+            let bit: UInt64 = 1 << UInt64(index)
+            verdict.present |= bit
+            // A member judged later: of its kind, its fault is its content's, judged after the others.
+            let later = laterMask & bit != 0 && reader.rest.first.map(rules[index].kind.admits) == true
+            if let status = try rules[index].read(&reader, &message) { verdict.record(status, order: later ? 64 + index : index) }
         }
         if let status = verdict.status(missing: requiredMask & ~verdict.present) { return .failure(status) }
         return .success(message)
