@@ -34,7 +34,7 @@ struct RequestShape {
 struct MemberShape {
     /// The CBOR kinds a member's value may have.
     enum Kind {
-        case bytes, text, unsigned, integer, map, array, any
+        case bytes, text, unsigned, integer, bool, map, array, any
 
         /// Whether an item whose first byte is `initial` is of this kind (maps and arrays of
         /// definite length only).
@@ -46,6 +46,7 @@ struct MemberShape {
             case .text: return major == 3
             case .unsigned: return major == 0
             case .integer: return major == 0 || major == 1
+            case .bool: return initial == 0xF4 || initial == 0xF5
             case .map: return major == 5 && definite
             case .array: return major == 4 && definite
             case .any: return true
@@ -72,12 +73,5 @@ struct MemberShape {
         self.wrongKind = wrongKind
         self.deferred = deferred
         self.content = content
-    }
-
-    /// pinUvAuthProtocol at `key`, its wrong kind coded `wrongKind`.
-    static func pinUvAuthProtocol(_ key: Int, wrongKind: CTAPStatus = .cborUnexpectedType) -> MemberShape {
-        var member = MemberShape(key, .unsigned, wrongKind: wrongKind)
-        member.isProtocol = true
-        return member
     }
 }

@@ -52,27 +52,18 @@ extension CBORReader {
     /// judges itself.
     mutating func anyValue() throws(CBORError) -> Member<CBORValue> { .present(try value()) }
 
-    /// A map (an array with `array: true`) as the bytes it was sent as, checked whole: a rare
-    /// member read later by its own reader (extensions, subCommandParams, a nested entity whose
-    /// members a message judges after its own), or bytes a pinUvAuthParam covers.
-    mutating func asSent(array: Bool = false) throws(CBORError) -> Member<ArraySlice<UInt8>> {
+    /// A map as the bytes it was sent as, checked whole (``MemberCoding/mapAsSent``).
+    mutating func asSent() throws(CBORError) -> Member<ArraySlice<UInt8>> {
         let start = position
         let token = try next()
         try skip(restOf: token)
-        switch token {
-        case .map where !array, .array where array: return .present(bytes(from: start))
-        default: return .invalid(.cborUnexpectedType)
-        }
+        guard case .map = token else { return .invalid(.cborUnexpectedType) }
+        return .present(bytes(from: start))
     }
 
     /// A structure that reads itself.
     mutating func message<Message: CTAPParseable>(_: Message.Type) throws(CBORError) -> Member<Message> {
         Member(try Message.read(from: &self))
-    }
-
-    /// An array of structures that read themselves: the first element's failure is the array's.
-    mutating func array<Element: CTAPParseable>(of _: Element.Type) throws(CBORError) -> Member<[Element]> {
-        try array { reader throws(CBORError) in try reader.message(Element.self) }
     }
 
     /// An array, each element read by `element`: the first element's failure is the array's.
@@ -128,19 +119,5 @@ extension CBORReader {
     private mutating func unexpected<Value>(_ token: CBORToken) throws(CBORError) -> Member<Value> {
         try skip(restOf: token)
         return .invalid(.cborUnexpectedType)
-    }
-}
-
-extension Member where Value == ArraySlice<UInt8> {
-    /// A member read as sent (``CBORReader/asSent(array:)``), read now by `read`, as judging it
-    /// comes after the message's other members (the bytes were checked whole already).
-    func reading<Read>(_ read: (inout CBORReader) throws(CBORError) -> Member<Read>) -> Member<Read> {
-        switch self {
-        case .absent: return .absent
-        case .invalid(let status): return .invalid(status)
-        case .present(let bytes):
-            var reader = CBORReader(bytes)
-            return (try? read(&reader)) ?? .invalid(.invalidCBOR)
-        }
     }
 }

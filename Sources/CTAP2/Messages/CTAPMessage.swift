@@ -28,6 +28,26 @@ protocol CTAPSerializable {
 /// A message that reads and writes itself.
 typealias CTAPMessage = CTAPParseable & CTAPSerializable
 
+/// A message whose members are declared once (``MessageMembers``): its reading and, when it is
+/// written, its writing come from the declaration.
+protocol DeclaredMembers {
+    associatedtype Key: MemberKey
+    /// The members, in the order the message judges them.
+    static var members: MessageMembers<Self, Key> { get }
+    /// The message before any member is read: every member at its default.
+    static var initial: Self { get }
+}
+
+extension CTAPParseable where Self: DeclaredMembers {
+    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
+        try members.read(from: &reader, initial: initial)
+    }
+}
+
+extension CTAPSerializable where Self: DeclaredMembers {
+    func write(to writer: inout CBORWriter) { Self.members.write(self, to: &writer) }
+}
+
 extension CTAPParseable {
     /// Reads a whole body (the CBOR after a command or status byte): one item and nothing after it.
     init(decoding body: ArraySlice<UInt8>) throws(CTAPStatus) {

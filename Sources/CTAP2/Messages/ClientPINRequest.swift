@@ -27,15 +27,12 @@ extension ClientPINRequest {
         let newPinEnc: [UInt8]
 
         init(_ request: ClientPINRequest) throws(CTAPStatus) {
-            guard let keyAgreement = request.keyAgreement, let pinUvAuthParam = request.pinUvAuthParam,
-                  let newPinEnc = request.newPinEnc else { throw .missingParameter }
-            self.keyAgreement = keyAgreement
-            self.pinUvAuthParam = pinUvAuthParam
-            self.newPinEnc = newPinEnc
+            (keyAgreement, pinUvAuthParam, newPinEnc) =
+                (try request.keyAgreement.needed(), try request.pinUvAuthParam.needed(), try request.newPinEnc.needed())
         }
     }
 
-    /// changePIN's members (CTAP 2.1 §6.5.5.6): all required.
+    /// changePIN's members (CTAP 2.1 §6.5.5.6): setPIN's and pinHashEnc, all required.
     struct ChangePIN {
         let keyAgreement: CBORValue
         let pinUvAuthParam: [UInt8]
@@ -43,12 +40,9 @@ extension ClientPINRequest {
         let pinHashEnc: [UInt8]
 
         init(_ request: ClientPINRequest) throws(CTAPStatus) {
-            guard let keyAgreement = request.keyAgreement, let pinUvAuthParam = request.pinUvAuthParam,
-                  let newPinEnc = request.newPinEnc, let pinHashEnc = request.pinHashEnc else { throw .missingParameter }
-            self.keyAgreement = keyAgreement
-            self.pinUvAuthParam = pinUvAuthParam
-            self.newPinEnc = newPinEnc
-            self.pinHashEnc = pinHashEnc
+            let setPIN = try SetPIN(request)
+            (keyAgreement, pinUvAuthParam, newPinEnc, pinHashEnc) =
+                (setPIN.keyAgreement, setPIN.pinUvAuthParam, setPIN.newPinEnc, try request.pinHashEnc.needed())
         }
     }
 
@@ -58,60 +52,30 @@ extension ClientPINRequest {
         let pinHashEnc: [UInt8]
 
         init(_ request: ClientPINRequest) throws(CTAPStatus) {
-            guard let keyAgreement = request.keyAgreement, let pinHashEnc = request.pinHashEnc else {
-                throw .missingParameter
-            }
-            self.keyAgreement = keyAgreement
-            self.pinHashEnc = pinHashEnc
+            (keyAgreement, pinHashEnc) = (try request.keyAgreement.needed(), try request.pinHashEnc.needed())
         }
     }
 }
 
-extension ClientPINRequest: CTAPMessage {
-    /// Reads the request body (the CBOR after the command byte), members in any order.
-    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
-        var subCommand = Member<UInt64>.absent
-        var pinUvAuthProtocol = Member<UInt64>.absent
-        var keyAgreement = Member<CBORValue>.absent
-        var pinUvAuthParam = Member<[UInt8]>.absent
-        var newPinEnc = Member<[UInt8]>.absent
-        var pinHashEnc = Member<[UInt8]>.absent
-        var permissions = Member<UInt64>.absent
-        var rpId = Member<String>.absent
-        while let key: ClientPINKey = try members.next(&reader) {
-            switch key {
-            case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
-            case .subCommand: subCommand = try reader.unsigned()
-            case .keyAgreement: keyAgreement = try reader.anyValue()
-            case .pinUvAuthParam: pinUvAuthParam = try reader.byteString()
-            case .newPinEnc: newPinEnc = try reader.byteString()
-            case .pinHashEnc: pinHashEnc = try reader.byteString()
-            case .permissions: permissions = try reader.unsigned()
-            case .rpId: rpId = try reader.text()
-            }
-        }
-        return Result { () throws(CTAPStatus) in
-            let subCommand = try subCommand.required()
-            return ClientPINRequest(
-                subCommand: subCommand, pinUvAuthProtocol: try pinUvAuthProtocol.optional(), keyAgreement: try keyAgreement.optional(),
-                pinUvAuthParam: try pinUvAuthParam.optional(), newPinEnc: try newPinEnc.optional(),
-                pinHashEnc: try pinHashEnc.optional(), permissions: try permissions.optional(), rpId: try rpId.optional())
-        }
+extension Optional {
+    /// The value of a member a subcommand needs: absent is CTAP2_ERR_MISSING_PARAMETER.
+    fileprivate func needed() throws(CTAPStatus) -> Wrapped {
+        guard let self else { throw .missingParameter }
+        return self
     }
+}
 
-    /// The request body: the inverse of ``read(from:)``.
-    func write(to writer: inout CBORWriter) {
-        typealias Key = ClientPINKey
-        var map = writer.openMap()
-        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
-        writer.member(Key.subCommand, unsigned: subCommand, of: &map)
-        writer.member(Key.keyAgreement, value: keyAgreement, of: &map)
-        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
-        writer.member(Key.newPinEnc, bytes: newPinEnc, of: &map)
-        writer.member(Key.pinHashEnc, bytes: pinHashEnc, of: &map)
-        writer.member(Key.permissions, unsigned: permissions, of: &map)
-        writer.member(Key.rpId, text: rpId, of: &map)
-        writer.close(map)
-    }
+extension ClientPINRequest: CTAPMessage, DeclaredMembers {
+    /// subCommand first (the only member every subcommand needs), then the others in key order.
+    static let members = MessageMembers<Self, ClientPINKey>([
+        .required(.subCommand, \.subCommand, .unsigned),
+        .optional(.pinUvAuthProtocol, \.pinUvAuthProtocol, .unsigned),
+        .optional(.keyAgreement, \.keyAgreement, .any),
+        .optional(.pinUvAuthParam, \.pinUvAuthParam, .bytes),
+        .optional(.newPinEnc, \.newPinEnc, .bytes),
+        .optional(.pinHashEnc, \.pinHashEnc, .bytes),
+        .optional(.permissions, \.permissions, .unsigned),
+        .optional(.rpId, \.rpId, .text),
+    ])
+    static let initial = ClientPINRequest(subCommand: 0)
 }

@@ -27,31 +27,11 @@ struct SetMinPINLengthParameters: Equatable {
     var forceChangePin: Bool?
 }
 
-extension SetMinPINLengthParameters: CTAPMessage {
-    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
-        var newMinPINLength = Member<UInt64>.absent
-        var minPinLengthRPIDs = Member<[String]>.absent
-        var forceChangePin = Member<Bool>.absent
-        while let key: SetMinPINLengthKey = try members.next(&reader) {
-            switch key {
-            case .newMinPINLength: newMinPINLength = try reader.unsigned()
-            case .minPinLengthRPIDs: minPinLengthRPIDs = try reader.array { reader throws(CBORError) in try reader.text() }
-            case .forceChangePin: forceChangePin = try reader.bool()
-            }
-        }
-        return Result { () throws(CTAPStatus) in
-            let length = try newMinPINLength.optional().map { Int(clamping: $0) }
-            return SetMinPINLengthParameters(newMinPINLength: length, minPinLengthRPIDs: try minPinLengthRPIDs.optional(),
-                                             forceChangePin: try forceChangePin.optional())
-        }
-    }
-
-    func write(to writer: inout CBORWriter) {
-        var map = writer.openMap()
-        writer.member(SetMinPINLengthKey.newMinPINLength, int: newMinPINLength, of: &map)
-        writer.member(SetMinPINLengthKey.minPinLengthRPIDs, array: minPinLengthRPIDs, of: &map) { $0.text($1) }
-        writer.member(SetMinPINLengthKey.forceChangePin, bool: forceChangePin, of: &map)
-        writer.close(map)
-    }
+extension SetMinPINLengthParameters: CTAPMessage, DeclaredMembers {
+    static let members = MessageMembers<Self, SetMinPINLengthKey>([
+        .optional(.newMinPINLength, \.newMinPINLength, .count),
+        .optional(.minPinLengthRPIDs, \.minPinLengthRPIDs, .array(of: .text)),
+        .optional(.forceChangePin, \.forceChangePin, .bool),
+    ])
+    static let initial = SetMinPINLengthParameters()
 }

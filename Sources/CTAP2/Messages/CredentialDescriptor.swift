@@ -44,42 +44,17 @@ enum DescriptorMember: String, MemberKey {
     private static let transportsKey: [UInt8] = [0x6A] + Array("transports".utf8)
 }
 
-extension CredentialDescriptor: CTAPMessage {
+extension CredentialDescriptor: CTAPMessage, DeclaredMembers {
     /// The one type this card knows, and its encoding.
     static let publicKey = "public-key"
     private static let encodedPublicKey: [UInt8] = [0x6A] + Array(publicKey.utf8)
 
-    /// Reads a descriptor: `type` and `id` are required (in that order), `transports` must be an
-    /// array (of anything).
-    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
-        var type = Member<String>.absent
-        var id = Member<[UInt8]>.absent
-        var transports = Member<[CBORValue]>.absent
-        while let member: DescriptorMember = try members.next(&reader) {
-            switch member {
-            case .id: id = try reader.byteString()
-            case .type: type = try reader.text(usually: publicKey, encoded: encodedPublicKey)
-            case .transports: transports = try reader.array { reader throws(CBORError) in try reader.anyValue() }
-            }
-        }
-        return Result { () throws(CTAPStatus) in
-            let type = try type.required()
-            return CredentialDescriptor(type: type, id: try id.required(), transports: try transports.optional())
-        }
-    }
-
-    /// `{"id": …, "type": …}` (and `transports` when set), as the card answers with it.
-    func write(to writer: inout CBORWriter) {
-        var map = writer.openMap()
-        writer.member(DescriptorMember.id, bytes: id, of: &map)
-        if type == Self.publicKey {
-            DescriptorMember.type.write(to: &writer, of: &map)
-            writer.appendEncoded(Self.encodedPublicKey)
-        } else {
-            writer.member(DescriptorMember.type, text: type, of: &map)
-        }
-        writer.member(DescriptorMember.transports, array: transports, of: &map) { $0.value($1) }
-        writer.close(map)
-    }
+    /// `type` and `id` are required (in that order), `transports` must be an array (of
+    /// anything). Written `{"id": …, "type": …}` (and `transports` when set), as the card answers.
+    static let members = MessageMembers<Self, DescriptorMember>([
+        .required(.type, \.type, .text(usually: publicKey, encoded: encodedPublicKey)),
+        .required(.id, \.id, .bytes),
+        .optional(.transports, \.transports, .array(of: .any)),
+    ])
+    static let initial = CredentialDescriptor(id: [])
 }

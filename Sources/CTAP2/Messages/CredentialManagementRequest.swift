@@ -32,23 +32,13 @@ extension SubcommandRequest where Key == CredentialManagementKey {
 
 /// credentialManagement's subCommandParams (CTAP 2.1 §6.8), each member as read: a subcommand
 /// judges the one it takes, and a wrong type in another is none of its business.
-struct CredentialManagementParameters: CTAPParseable {
+struct CredentialManagementParameters: CTAPParseable, DeclaredMembers {
     var rpIDHash = Member<[UInt8]>.absent
     var credentialID = Member<CredentialDescriptor>.absent
     var user = Member<CredentialUser>.absent
 
-    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap(&reader) else {
-            return .failure(.cborUnexpectedType)
-        }
-        var parameters = CredentialManagementParameters()
-        while let key: CredentialManagementParameterKey = try members.next(&reader) {
-            switch key {
-            case .rpIDHash: parameters.rpIDHash = try reader.byteString()
-            case .credentialID: parameters.credentialID = try reader.message(CredentialDescriptor.self)
-            case .user: parameters.user = try reader.message(CredentialUser.self)
-            }
-        }
-        return .success(parameters)
-    }
+    static let members = MessageMembers<Self, CredentialManagementParameterKey>([
+        .kept(.rpIDHash, \.rpIDHash, .bytes), .kept(.credentialID, \.credentialID, .message), .kept(.user, \.user, .message),
+    ])
+    static let initial = CredentialManagementParameters()
 }

@@ -17,44 +17,13 @@ struct LargeBlobsRequest: Sendable, Equatable {
     var pinUvAuthProtocol: UInt64?
 }
 
-extension LargeBlobsRequest: CTAPMessage {
-    /// Reads the request body (the CBOR after the command byte), members in any order.
-    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
-        var get = Member<UInt64>.absent
-        var set = Member<[UInt8]>.absent
-        var offset = Member<UInt64>.absent
-        var length = Member<UInt64>.absent
-        var pinUvAuthParam = Member<[UInt8]>.absent
-        var pinUvAuthProtocol = Member<UInt64>.absent
-        while let key: LargeBlobsKey = try members.next(&reader) {
-            switch key {
-            case .get: get = try reader.unsigned()
-            case .set: set = try reader.byteString()
-            case .offset: offset = try reader.unsigned()
-            case .length: length = try reader.unsigned()
-            case .pinUvAuthParam: pinUvAuthParam = try reader.byteString()
-            case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
-            }
-        }
-        return Result { () throws(CTAPStatus) in
-            LargeBlobsRequest(get: try get.optional(), set: try set.optional(), offset: try offset.optional(),
-                              length: try length.optional(), pinUvAuthParam: try pinUvAuthParam.optional(),
-                              pinUvAuthProtocol: try pinUvAuthProtocol.optional())
-        }
-    }
-
-    /// The request body: the inverse of ``read(from:)``.
-    func write(to writer: inout CBORWriter) {
-        var map = writer.openMap()
-        writer.member(LargeBlobsKey.get, unsigned: get, of: &map)
-        writer.member(LargeBlobsKey.set, bytes: set, of: &map)
-        writer.member(LargeBlobsKey.offset, unsigned: offset, of: &map)
-        writer.member(LargeBlobsKey.length, unsigned: length, of: &map)
-        writer.member(LargeBlobsKey.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
-        writer.member(LargeBlobsKey.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
-        writer.close(map)
-    }
+extension LargeBlobsRequest: CTAPMessage, DeclaredMembers {
+    static let members = MessageMembers<Self, LargeBlobsKey>([
+        .optional(.get, \.get, .unsigned), .optional(.set, \.set, .bytes), .optional(.offset, \.offset, .unsigned),
+        .optional(.length, \.length, .unsigned), .optional(.pinUvAuthParam, \.pinUvAuthParam, .bytes),
+        .optional(.pinUvAuthProtocol, \.pinUvAuthProtocol, .unsigned),
+    ])
+    static let initial = LargeBlobsRequest()
 }
 
 extension LargeBlobsRequest {
@@ -73,22 +42,7 @@ struct LargeBlobsResponse: Sendable, Equatable {
     var config: [UInt8]
 }
 
-extension LargeBlobsResponse: CTAPMessage {
-    /// Reads a response body (the CBOR after the status byte): the inverse of ``write(to:)``.
-    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
-        var config = Member<[UInt8]>.absent
-        while let key: LargeBlobsResponseKey = try members.next(&reader) {
-            switch key {
-            case .config: config = try reader.byteString()
-            }
-        }
-        return Result { () throws(CTAPStatus) in LargeBlobsResponse(config: try config.required()) }
-    }
-
-    func write(to writer: inout CBORWriter) {
-        var map = writer.openMap()
-        writer.member(LargeBlobsResponseKey.config, bytes: config, of: &map)
-        writer.close(map)
-    }
+extension LargeBlobsResponse: CTAPMessage, DeclaredMembers {
+    static let members = MessageMembers<Self, LargeBlobsResponseKey>([.required(.config, \.config, .bytes)])
+    static let initial = LargeBlobsResponse(config: [])
 }

@@ -28,72 +28,21 @@ extension MakeCredentialRequest {
     }
 }
 
-extension MakeCredentialRequest: CTAPMessage {
-    /// Reads the request body, members in any order. The entities and the parameters list are
-    /// judged after the members of the request itself, as a tree's reading judged them: kept as
-    /// sent, then read.
-    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
-        var clientDataHash = Member<[UInt8]>.absent
-        var rp = Member<ArraySlice<UInt8>>.absent
-        var user = Member<ArraySlice<UInt8>>.absent
-        var pubKeyCredParams = Member<ArraySlice<UInt8>>.absent
-        var excludeList = Member<[CredentialDescriptor]>.absent
-        var extensions = Member<ArraySlice<UInt8>>.absent
-        var options = Member<[String: Bool]>.absent
-        var pinUvAuthParam = Member<[UInt8]>.absent
-        var pinUvAuthProtocol = Member<UInt64>.absent
-        var enterpriseAttestation = Member<CBORValue>.absent
-        while let key: MakeCredentialKey = try members.next(&reader) {
-            switch key {
-            case .clientDataHash: clientDataHash = try reader.byteString()
-            case .rp: rp = try reader.asSent()
-            case .user: user = try reader.asSent()
-            case .pubKeyCredParams: pubKeyCredParams = try reader.asSent(array: true)
-            case .excludeList: excludeList = try reader.array(of: CredentialDescriptor.self)
-            case .extensions: extensions = try reader.asSent()
-            case .options: options = try reader.options()
-            case .pinUvAuthParam: pinUvAuthParam = try reader.byteString()
-            case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
-            case .enterpriseAttestation: enterpriseAttestation = try reader.anyValue()
-            case .attestationFormatsPreference: _ = try reader.skipItem()  // CTAP 2.2; one format per profile
-            }
-        }
-        return Result { () throws(CTAPStatus) in
-            let clientDataHash = try clientDataHash.required()
-            _ = try rp.required()
-            _ = try user.required()
-            _ = try pubKeyCredParams.required()
-            let excludeList = try excludeList.optional() ?? []
-            let extensions = try extensions.optional().map(Array.init)
-            let options = try options.optional() ?? [:]
-            let pinUvAuthParam = try pinUvAuthParam.optional()
-            let pinUvAuthProtocol = try pinUvAuthProtocol.optional()
-            return MakeCredentialRequest(
-                clientDataHash: clientDataHash, rp: try rp.reading { reader throws(CBORError) in try reader.message(RelyingPartyEntity.self) }.required(),
-                user: try user.reading { reader throws(CBORError) in try reader.message(CredentialUser.self) }.required(),
-                pubKeyCredParams: try pubKeyCredParams.reading { reader throws(CBORError) in
-                    try reader.array(of: CredentialParameters.self)
-                }.required(),
-                excludeList: excludeList, extensions: extensions, options: options, pinUvAuthParam: pinUvAuthParam,
-                pinUvAuthProtocol: pinUvAuthProtocol, enterpriseAttestation: try enterpriseAttestation.optional())
-        }
-    }
-
-    /// The request body: the inverse of ``read(from:)``.
-    func write(to writer: inout CBORWriter) {
-        typealias Key = MakeCredentialKey
-        var map = writer.openMap()
-        writer.member(Key.clientDataHash, bytes: clientDataHash, of: &map)
-        writer.member(Key.rp, rp, of: &map)
-        writer.member(Key.user, user, of: &map)
-        writer.member(Key.pubKeyCredParams, array: pubKeyCredParams, of: &map) { $1.write(to: &$0) }
-        writer.member(Key.excludeList, array: excludeList, omitEmpty: true, of: &map) { $1.write(to: &$0) }
-        writer.member(Key.extensions, encoded: extensions, of: &map)
-        writer.member(Key.options, options: options, of: &map)
-        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
-        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
-        writer.member(Key.enterpriseAttestation, value: enterpriseAttestation, of: &map)
-        writer.close(map)
-    }
+extension MakeCredentialRequest: CTAPMessage, DeclaredMembers {
+    /// The entities and the parameters list are judged after the members of the request itself,
+    /// as a tree's reading judged them. attestationFormatsPreference (CTAP 2.2) is not read: one
+    /// format per profile.
+    static let members = MessageMembers<Self, MakeCredentialKey>([
+        .required(.clientDataHash, \.clientDataHash, .bytes),
+        .required(.rp, \.rp, .message, judgedLater: true),
+        .required(.user, \.user, .message, judgedLater: true),
+        .required(.pubKeyCredParams, \.pubKeyCredParams, .array(of: .message), judgedLater: true),
+        .defaulted(.excludeList, \.excludeList, .array(of: .message), omitted: \.isEmpty),
+        .optional(.extensions, \.extensions, .mapAsSent),
+        .defaulted(.options, \.options, .options, omitted: \.isEmpty),
+        .optional(.pinUvAuthParam, \.pinUvAuthParam, .bytes),
+        .optional(.pinUvAuthProtocol, \.pinUvAuthProtocol, .unsigned),
+        .optional(.enterpriseAttestation, \.enterpriseAttestation, .any),
+    ])
+    static let initial = MakeCredentialRequest(clientDataHash: [], rp: .initial, user: .initial, pubKeyCredParams: [])
 }

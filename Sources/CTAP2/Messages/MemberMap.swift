@@ -3,7 +3,7 @@ import FIDOWire
 
 /// The names of a message's members: the keys of its map, integers for CTAP's parameter maps
 /// (the wire vocabulary's key enums), text for WebAuthn's structures.
-protocol MemberKey {
+protocol MemberKey: Hashable, Sendable {
     /// The member the key read names — `key` its token, `encoded` its bytes as sent (for a text
     /// key; empty for any other) — or nil for a key the message does not know.
     init?(key: CBORToken, encoded: ArraySlice<UInt8>)

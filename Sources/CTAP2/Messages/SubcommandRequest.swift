@@ -8,10 +8,17 @@ protocol SubcommandRequestKey: MemberKey, RawRepresentable, Equatable where RawV
     static var subCommandParams: Self { get }
     static var pinUvAuthProtocol: Self { get }
     static var pinUvAuthParam: Self { get }
+    /// The request's members (``SubcommandRequest/declaration``), built once for each command.
+    static var requestMembers: MessageMembers<SubcommandRequest<Self>, Self> { get }
 }
 
-extension CredentialManagementKey: SubcommandRequestKey {}
-extension ConfigKey: SubcommandRequestKey {}
+extension CredentialManagementKey: SubcommandRequestKey {
+    static let requestMembers = SubcommandRequest<Self>.declaration
+}
+
+extension ConfigKey: SubcommandRequestKey {
+    static let requestMembers = SubcommandRequest<Self>.declaration
+}
 
 /// A subcommand request's parameters, read and type-checked: the subcommand number, its
 /// parameters as the bytes received (which the pinUvAuthParam covers, and which each subcommand
@@ -33,38 +40,17 @@ extension SubcommandRequest {
     }
 }
 
-extension SubcommandRequest: CTAPMessage {
-    /// Reads the request body (the CBOR after the command byte), members in any order.
-    static func read(from reader: inout CBORReader) throws(CBORError) -> Result<Self, CTAPStatus> {
-        guard var members = try MemberMap(&reader) else { return .failure(.cborUnexpectedType) }
-        var subCommand = Member<UInt64>.absent
-        var subCommandParams = Member<ArraySlice<UInt8>>.absent
-        var pinUvAuthProtocol = Member<UInt64>.absent
-        var pinUvAuthParam = Member<[UInt8]>.absent
-        while let key: Key = try members.next(&reader) {
-            switch key {
-            case .subCommand: subCommand = try reader.unsigned()
-            case .subCommandParams: subCommandParams = try reader.asSent()
-            case .pinUvAuthProtocol: pinUvAuthProtocol = try reader.unsigned()
-            case .pinUvAuthParam: pinUvAuthParam = try reader.byteString()
-            default: _ = try reader.skipItem()
-            }
-        }
-        return Result { () throws(CTAPStatus) in
-            let subCommand = try subCommand.required()
-            let parameters = try subCommandParams.optional().map(Array.init)
-            return SubcommandRequest(subCommand: subCommand, subCommandParams: parameters,
-                                     pinUvAuthProtocol: try pinUvAuthProtocol.optional(), pinUvAuthParam: try pinUvAuthParam.optional())
-        }
-    }
+extension SubcommandRequest: CTAPMessage, DeclaredMembers {
+    static var members: MessageMembers<Self, Key> { Key.requestMembers }
+    static var initial: Self { SubcommandRequest(subCommand: 0) }
 
-    /// The request body: the inverse of ``read(from:)``.
-    func write(to writer: inout CBORWriter) {
-        var map = writer.openMap()
-        writer.member(Key.subCommand, unsigned: subCommand, of: &map)
-        writer.member(Key.subCommandParams, encoded: subCommandParams, of: &map)
-        writer.member(Key.pinUvAuthProtocol, unsigned: pinUvAuthProtocol, of: &map)
-        writer.member(Key.pinUvAuthParam, bytes: pinUvAuthParam, of: &map)
-        writer.close(map)
+    /// subCommand required; subCommandParams kept as sent.
+    static var declaration: MessageMembers<Self, Key> {
+        MessageMembers([
+            .required(.subCommand, \.subCommand, .unsigned),
+            .optional(.subCommandParams, \.subCommandParams, .mapAsSent),
+            .optional(.pinUvAuthProtocol, \.pinUvAuthProtocol, .unsigned),
+            .optional(.pinUvAuthParam, \.pinUvAuthParam, .bytes),
+        ])
     }
 }
