@@ -80,7 +80,7 @@ struct ProfileCapture {
         }
         profile.maxSerializedLargeBlobArray = try limit(0x0B, "maxSerializedLargeBlobArray", when: profile.largeBlobs,
                                                         base: profile.maxSerializedLargeBlobArray)
-        profile.maxCredBlobLength = try limit(0x0F, "maxCredBlobLength", when: profile.extensions.contains("credBlob"),
+        profile.maxCredBlobLength = try limit(0x0F, "maxCredBlobLength", when: profile.offers(.credBlob),
                                               base: profile.maxCredBlobLength)
         profile.maxRPIDsForSetMinPINLength = try limit(0x10, "maxRPIDsForSetMinPINLength", when: profile.setMinPINLength,
                                                        base: profile.maxRPIDsForSetMinPINLength)

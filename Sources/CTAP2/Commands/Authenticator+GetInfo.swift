@@ -71,7 +71,7 @@ extension Authenticator {
         info.forcePINChange = state.forcePINChange
         info.minPINLength = state.effectiveMinPINLength
         info.firmwareVersion = profile.firmwareVersion
-        if profile.offers("credBlob") { info.maxCredBlobLength = profile.maxCredBlobLength }
+        if profile.offers(.credBlob) { info.maxCredBlobLength = profile.maxCredBlobLength }
         if profile.setMinPINLength { info.maxRPIDsForSetMinPINLength = profile.maxRPIDsForSetMinPINLength }
         info.remainingDiscoverableCredentials = profile.behaviour.remainingCredentials == .capacity
             ? profile.residentKeyCapacity : remainingDiscoverableCredentials
