@@ -47,11 +47,11 @@ extension Authenticator {
         let options = request.options
         // The profile's departures getAssertionIgnoresUv and rkOptionInvalid break these two rules.
         let departures = profile.departures
-        if options["uv"] == true && (request.pinUvAuthParam == nil || !ctap21) && !departures.getAssertionIgnoresUv {
+        if options[.uv] == true && (request.pinUvAuthParam == nil || !ctap21) && !departures.getAssertionIgnoresUv {
             throw ctap21 ? .invalidOption : .unsupportedOption
         }
-        if options["rk"] != nil { throw ctap21 && !departures.rkOptionInvalid ? .unsupportedOption : .invalidOption }
-        let userPresent = options["up"] ?? true
+        if options[.rk] != nil { throw ctap21 && !departures.rkOptionInvalid ? .unsupportedOption : .invalidOption }
+        let userPresent = options[.up] ?? true
         if alwaysUvEnabled && userPresent && request.pinUvAuthParam == nil { throw .puatRequired }
 
         let userVerified = try userVerified(by: request.pinUvAuthParam, pinProtocol, over: request.clientDataHash,

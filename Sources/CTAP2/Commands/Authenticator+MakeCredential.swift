@@ -26,12 +26,12 @@ extension Authenticator {
         // step 5.2): with one, uv is treated as false. CTAP 2.0 has no such rule: "uv" is an
         // option the card does not support, whatever comes with it (2.0 §5.1 step 5).
         let options = request.options
-        let residentKey = options["rk"] ?? false
-        if options["uv"] == true && (request.pinUvAuthParam == nil || !ctap21) {
+        let residentKey = options[.rk] ?? false
+        if options[.uv] == true && (request.pinUvAuthParam == nil || !ctap21) {
             // No built-in user verification: CTAP 2.1 calls it invalid, CTAP 2.0 unsupported.
             throw ctap21 ? .invalidOption : .unsupportedOption
         }
-        if options["up"] == false { throw .invalidOption }
+        if options[.up] == false { throw .invalidOption }
 
         // Steps 6–7: whether a pinUvAuthParam is required.
         if request.pinUvAuthParam == nil {
