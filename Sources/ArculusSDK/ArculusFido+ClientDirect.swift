@@ -21,12 +21,10 @@ extension ArculusFido {
                                   relyingParty: String?, resetDevice: Bool, registrationInfo: String?,
                                   allowRPIDMismatch: Bool, strictRP: Bool) async throws(ArculusFidoError) -> ArculusFidoServerResult {
         let operation = ArculusFidoOperation.registerUser
-        let serverOrigin = try Self.checkFlowInputs(operation, fidoServer: fidoServer, pin: pin, newPIN: resetDevice,
-                                                    username: username, relyingParty: relyingParty, strictRP: strictRP)
-        let http = HTTPExchange(timeout: fidoServer.timeout, address: fidoServer.domain)
-        let begin = try await http.post(try fidoServer.url(fidoServer.registrationBeginEndpoint, during: operation),
-                                        fidoServer.creationOptionsRequest(username: username, displayName: displayName),
-                                        during: operation, what: "registration begin")
+        let (serverOrigin, http, begin) = try await Self.beginFlow(
+            operation, fidoServer: fidoServer, pin: pin, newPIN: resetDevice, username: username, relyingParty: relyingParty,
+            strictRP: strictRP, endpoint: fidoServer.registrationBeginEndpoint,
+            request: fidoServer.creationOptionsRequest(username: username, displayName: displayName), what: "registration begin")
         let options = try Self.serverOptions(begin, what: "the registration options", operation: operation)
         let server = ServerCheck(operation: operation, source: "the FIDO2 server's registration options")
         let (challengeBytes, rpID) = try server.signing(options, rpField: "rp.id", fallback: relyingParty, strict: strictRP,
@@ -70,12 +68,10 @@ extension ArculusFido {
     func clientDirectAuthentication(fidoServer: ArculusFidoServer, pin: String, username: String, relyingParty: String?,
                                     allowRPIDMismatch: Bool, strictRP: Bool) async throws(ArculusFidoError) -> ArculusFidoServerResult {
         let operation = ArculusFidoOperation.authenticateUser
-        let serverOrigin = try Self.checkFlowInputs(operation, fidoServer: fidoServer, pin: pin, newPIN: false,
-                                                    username: username, relyingParty: relyingParty, strictRP: strictRP)
-        let http = HTTPExchange(timeout: fidoServer.timeout, address: fidoServer.domain)
-        let begin = try await http.post(try fidoServer.url(fidoServer.authorizationBeginEndpoint, during: operation),
-                                        fidoServer.getOptionsRequest(username: username),
-                                        during: operation, what: "authentication begin")
+        let (serverOrigin, http, begin) = try await Self.beginFlow(
+            operation, fidoServer: fidoServer, pin: pin, newPIN: false, username: username, relyingParty: relyingParty,
+            strictRP: strictRP, endpoint: fidoServer.authorizationBeginEndpoint,
+            request: fidoServer.getOptionsRequest(username: username), what: "authentication begin")
         if let refusal = Self.refusal(begin) {
             throw ArculusFidoError(ServerCheck.isUnknownUser(refusal, status: begin.status) ? .userNotFound : .unknown, during: operation,
                                    "the FIDO2 server refused to start an authentication for '\(username)': \(refusal)",
@@ -111,6 +107,19 @@ extension ArculusFido {
         } catch {
             return " (Warning: Credential may still exist on card - rollback failed: \(error))"
         }
+    }
+
+    /// A client-direct flow's first phase: the caller's values checked (``checkFlowInputs``),
+    /// then `request` posted to the server's `endpoint`. The origin clientDataJSON gets, the
+    /// exchange (which keeps the server's session cookie for the result) and the server's answer.
+    private static func beginFlow(_ operation: ArculusFidoOperation, fidoServer: ArculusFidoServer, pin: String, newPIN: Bool,
+                                  username: String, relyingParty: String?, strictRP: Bool, endpoint: String, request: JSONValue,
+                                  what: String) async throws(ArculusFidoError) -> (WebOrigin, HTTPExchange, HTTPExchange.Answer) {
+        let serverOrigin = try checkFlowInputs(operation, fidoServer: fidoServer, pin: pin, newPIN: newPIN,
+                                               username: username, relyingParty: relyingParty, strictRP: strictRP)
+        let http = HTTPExchange(timeout: fidoServer.timeout, address: fidoServer.domain)
+        let answer = try await http.post(try fidoServer.url(endpoint, during: operation), request, during: operation, what: what)
+        return (serverOrigin, http, answer)
     }
 
     /// The caller's values of a client-direct flow, checked before any server or the card is

@@ -10,10 +10,10 @@ extension CBORValue {
         let algorithm = key.algorithm.rawValue
         switch key.coseKey {
         case .ec2(let curve, let x, let y):
-            self = .ec2Key(algorithm: algorithm, curve: curve, x: x, y: y)
+            self = .ec2Key(algorithm: algorithm, curve: COSEEllipticCurve(curve), x: x, y: y)
         case .okp(let curve, let x):
             self = .map([.int(COSEKeyLabel.keyType): .int(COSEKeyType.okp.rawValue), .int(COSEKeyLabel.algorithm): .int(algorithm),
-                         .int(COSEKeyLabel.curve): .int(curve.rawValue), .int(COSEKeyLabel.x): .bytes(x)])
+                         .int(COSEKeyLabel.curve): .int(COSEEllipticCurve(curve).rawValue), .int(COSEKeyLabel.x): .bytes(x)])
         case .rsa(let n, let e):
             self = .map([.int(COSEKeyLabel.keyType): .int(COSEKeyType.rsa.rawValue), .int(COSEKeyLabel.algorithm): .int(algorithm),
                          .int(COSEKeyLabel.modulus): .bytes(n), .int(COSEKeyLabel.exponent): .bytes(e)])

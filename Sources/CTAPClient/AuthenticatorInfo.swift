@@ -56,16 +56,16 @@ public struct AuthenticatorInfo: Equatable, Sendable {
 
     /// Whether the card has a PIN (option `clientPin` true); false when the option is present
     /// but false; nil when the card has no PIN support at all.
-    public var isPINSet: Bool? { options["clientPin"] }
+    public var isPINSet: Bool? { options[.clientPin] }
 
     /// Whether getPinUvAuthTokenUsingPinWithPermissions exists (option `pinUvAuthToken`).
-    public var supportsPermissionTokens: Bool { options["pinUvAuthToken"] == true }
+    public var supportsPermissionTokens: Bool { options[.pinUvAuthToken] == true }
 
     /// The credential management command this card takes: `0x0A` (option `credMgmt`), the
     /// FIDO_2_1_PRE `0x41` (option `credentialMgmtPreview`), or nil.
     public var credentialManagementCommand: CTAPCommand? {
-        if options["credMgmt"] == true { return .credentialManagement }
-        if options["credentialMgmtPreview"] == true { return .credentialManagementPreview }
+        if options[.credMgmt] == true { return .credentialManagement }
+        if options[.credentialMgmtPreview] == true { return .credentialManagementPreview }
         return nil
     }
 

@@ -135,7 +135,7 @@ public final class CredentialPrivateKey: Sendable {
             let x = Array(point[1...curve.byteCount])
             let y = Array(point[(1 + curve.byteCount)...])
             self.init(algorithm: algorithm, privateKeyBytes: bytes,
-                      publicKey: CredentialPublicKey(algorithm: algorithm, coseKey: .ec2(curve: curve.cose, x: x, y: y), key: publicKey),
+                      publicKey: CredentialPublicKey(algorithm: algorithm, coseKey: .ec2(curve: curve.ellipticCurve, x: x, y: y), key: publicKey),
                       backing: .ec(key, curve))
         case .edDSA:
             guard bytes.count == 32 else {

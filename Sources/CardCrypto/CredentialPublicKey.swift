@@ -101,7 +101,7 @@ public struct CredentialPublicKey: Sendable, Hashable {
         switch kind {
         case .ec(let curve):
             let (x, y) = try decoded.publicCoordinates(count: curve.byteCount)
-            try self.init(algorithm: chosen, coseKey: .ec2(curve: curve.cose, x: x, y: y))
+            try self.init(algorithm: chosen, coseKey: .ec2(curve: curve.ellipticCurve, x: x, y: y))
         case .ed25519:
             try self.init(algorithm: chosen, coseKey: .okp(curve: .ed25519, x: try decoded.rawPublicKey()))
         case .rsa, .rsaPSS:

@@ -47,7 +47,7 @@ public enum SignatureAlgorithm: Int, Sendable, CaseIterable, CustomStringConvert
     }
 
     /// The COSE key type a key of this algorithm has.
-    public var keyType: COSEKeyType {
+    public var keyType: PublicKeyType {
         switch self {
         case .es256, .es384, .es512, .es256k: .ec2
         case .edDSA: .okp
@@ -56,7 +56,7 @@ public enum SignatureAlgorithm: Int, Sendable, CaseIterable, CustomStringConvert
     }
 
     /// The COSE curve of an EC2 or OKP key of this algorithm; nil for RSA.
-    public var curve: COSEEllipticCurve? {
+    public var curve: EllipticCurve? {
         switch self {
         case .es256: .p256
         case .es384: .p384

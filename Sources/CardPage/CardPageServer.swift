@@ -5,7 +5,6 @@ import Darwin
 #endif
 import JSONSupport
 import POSIXSupport
-import Synchronization
 import VirtualReader
 
 /// The card page's web server: a small HTTP/1.1 server on a loopback TCP port, serving one page
@@ -28,9 +27,8 @@ import VirtualReader
 /// person about each test of presence). With no page open, the card pays one atomic load per
 /// reader event (``CardPageFeed``).
 public final class CardPageServer: @unchecked Sendable {
-    // Sendability: the listener is set in init and closed by the server thread (or by stop or
-    // deinit when it never ran); the connections and card states are the server thread's alone;
-    // `stopRequested` is atomic; the feeds are Sendable.
+    // Sendability: the listener is set in init and closed once (``ServingThread``); the
+    // connections and card states are the server thread's alone; the feeds are Sendable.
 
     /// The most connections at once (each open page holds one event stream).
     public static let maximumConnections = 32
@@ -61,13 +59,10 @@ public final class CardPageServer: @unchecked Sendable {
     /// How long an op may wait for the card.
     public let workTimeout: Duration
 
-    let wake = WakePipe()
+    let serving = ServingThread()
     private let listener: Int32
-    private let stopRequested = Atomic<Bool>(false)
-    private var thread: POSIXThread?
     /// The server thread's view of each card.
     var states: [CardState]
-    private var closed = false
 
     /// The address of card `index`'s page (0-based), secret included.
     public func address(ofCard index: Int) -> String {
@@ -120,30 +115,20 @@ public final class CardPageServer: @unchecked Sendable {
     }
 
     deinit {
-        if thread == nil { closeListener() }
+        serving.closeUnlessRunning(closeListener)
     }
 
     /// Serves on a thread of its own until ``stop()``.
     public func start() {
-        guard thread == nil, !closed else { return }
-        thread = try? POSIXThread.start { self.serve() }
+        serving.start { self.serve() }
     }
 
     /// Stops serving and closes every connection; waits for the server's thread. Idempotent.
     public func stop() {
-        stopRequested.store(true, ordering: .sequentiallyConsistent)
-        wake.signal()
-        if let thread {
-            self.thread = nil
-            thread.join()
-        } else {
-            closeListener()
-        }
+        serving.stop(closing: closeListener)
     }
 
     private func closeListener() {
-        guard !closed else { return }
-        closed = true
         ControlChannelSocket.closeSocket(listener)
     }
 
@@ -171,9 +156,9 @@ public final class CardPageServer: @unchecked Sendable {
         defer {
             for connection in connections { ControlChannelSocket.closeSocket(connection.fd) }
             for index in feeds.indices { feeds[index].subscribers.store(0, ordering: .relaxed) }
-            closeListener()
+            serving.close(closeListener)
         }
-        while !stopRequested.load(ordering: .sequentiallyConsistent) {
+        while !serving.isStopping {
             let now = clock.now
             for index in connections.indices { advance(&connections[index], at: now) }
             for index in cards.indices { push(card: index, &states[index], viewer: viewers[index], to: &connections, at: now) }
@@ -191,7 +176,7 @@ public final class CardPageServer: @unchecked Sendable {
             }
 
             let acceptNow = admission.isAccepting(at: now)
-            var fds = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
+            var fds = [pollfd(fd: serving.wake.readEnd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: acceptNow ? listener : -1, events: Int16(POLLIN), revents: 0)]
             fds += feeds.map { pollfd(fd: $0.wake.readEnd, events: Int16(POLLIN), revents: 0) }
             let first = fds.count
@@ -206,9 +191,9 @@ public final class CardPageServer: @unchecked Sendable {
             }
             let timeout = nextDeadline(connections, states, admission).map { max(.zero, clock.now.duration(to: $0)) }
             guard (try? POSIX.poll(&fds, timeout: timeout)) != nil else { return }
-            if fds[0].revents != 0 { wake.drain() }
+            if fds[0].revents != 0 { serving.wake.drain() }
             for (index, feed) in feeds.enumerated() where fds[2 + index].revents != 0 { feed.wake.drain() }
-            if stopRequested.load(ordering: .sequentiallyConsistent) { return }
+            if serving.isStopping { return }
 
             let later = clock.now
             for index in connections.indices {
@@ -282,7 +267,7 @@ public final class CardPageServer: @unchecked Sendable {
     /// Hands `work` to card `index`'s thread; its answer comes back through the wake pipe.
     func run(on index: Int, at now: ContinuousClock.Instant, _ work: @escaping @Sendable () -> String) -> ControlChannelPendingRequest {
         let pending = ControlChannelPendingRequest(line: "", deadline: now + workTimeout)
-        let wake = wake
+        let wake = serving.wake
         cards[index].executor {
             guard pending.begin() else { return }
             pending.finish(work())

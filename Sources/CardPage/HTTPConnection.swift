@@ -18,13 +18,12 @@ struct HTTPConnection {
     /// When it was accepted: a request must arrive in full within the server's time-out.
     let openedAt: ContinuousClock.Instant
     private(set) var input: [UInt8] = []
-    private var output: [UInt8] = []
-    private var outputStart = 0
+    private var output = SocketOutput()
     var phase: Phase = .reading
     /// Since when unsent output has made no progress.
-    private(set) var stalledSince: ContinuousClock.Instant?
+    var stalledSince: ContinuousClock.Instant? { output.stalledSince }
     /// Sending failed, or the client hung up.
-    private(set) var failed = false
+    var failed: Bool { output.failed }
 
     /// The most answer bytes an event stream may have waiting.
     static let maximumStreamBacklog = 4 * 1024 * 1024
@@ -45,8 +44,8 @@ struct HTTPConnection {
         openedAt = now
     }
 
-    var hasOutput: Bool { !failed && outputStart < output.count }
-    var backlog: Int { output.count - outputStart }
+    var hasOutput: Bool { output.hasBytes }
+    var backlog: Int { output.backlog }
 
     var isStreaming: Bool {
         if case .streaming = phase { return true }
@@ -80,7 +79,7 @@ struct HTTPConnection {
     mutating func received(_ bytes: [UInt8]) {
         if bytes.isEmpty {
             switch phase {
-            case .reading, .streaming, .answered: failed = true
+            case .reading, .streaming, .answered: output.fail()
             case .waiting: break
             }
             return
@@ -97,31 +96,11 @@ struct HTTPConnection {
     }
 
     /// Queues bytes to send.
-    mutating func queue(_ bytes: [UInt8]) {
-        if outputStart == output.count {
-            output.removeAll(keepingCapacity: true)
-            outputStart = 0
-        }
-        output += bytes
-    }
+    mutating func queue(_ bytes: [UInt8]) { output.queue(bytes) }
 
     /// Sends what the socket takes now.
-    mutating func flush(at now: ContinuousClock.Instant) {
-        while hasOutput {
-            switch ControlChannelSocket.sendSome(fd, output[outputStart...]) {
-            case .sent(let count):
-                outputStart += count
-                stalledSince = nil
-            case .full:
-                if stalledSince == nil { stalledSince = now }
-                return
-            case .failed:
-                failed = true
-                return
-            }
-        }
-    }
+    mutating func flush(at now: ContinuousClock.Instant) { output.flush(to: fd, at: now) }
 
     /// Ends the connection at once (a stream that fell too far behind).
-    mutating func drop() { failed = true }
+    mutating func drop() { output.fail() }
 }

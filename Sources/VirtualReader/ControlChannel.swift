@@ -5,7 +5,6 @@ import Darwin
 #endif
 import JSONSupport
 import POSIXSupport
-import Synchronization
 
 /// The local control channel of a served card: a Unix-domain socket on which a test, in any
 /// language, steers the card between steps — tap it, inject faults, set its PIN, add
@@ -40,9 +39,8 @@ import Synchronization
 /// request time-out (10 s by default) is withdrawn and answered ``ControlChannelError/notTaken(within:)``;
 /// one it started and has not finished is answered ``ControlChannelError/unanswered(within:)``.
 public final class ControlChannel: @unchecked Sendable {
-    // Sendability: the descriptors are set in init and closed by the channel thread after
-    // `stop()` (or by stop/deinit when it never ran); `respond` runs only through `executor`;
-    // `stopRequested` is atomic; the connections are the channel thread's alone.
+    // Sendability: the descriptors are set in init and closed once (``ServingThread``);
+    // `respond` runs only through `executor`; the connections are the channel thread's alone.
 
     /// Runs a request's work where the card may be used.
     public typealias Executor = @Sendable (@escaping @Sendable () -> Void) -> Void
@@ -61,14 +59,12 @@ public final class ControlChannel: @unchecked Sendable {
     private let respond: @Sendable (String) -> String
     private let executor: Executor
     private let listener: Int32
-    private let wake = WakePipe()
-    private let stopRequested = Atomic<Bool>(false)
+    private let serving = ServingThread()
     private let socketIdentity: (device: UInt64, inode: UInt64)
     /// The directory made for the socket (default placement), removed with it.
     private let ownedDirectory: String?
     /// The discovery record naming the socket (default placement), withdrawn with it.
     private let record: (location: ControlChannelLocation, endpoint: VPCDEndpoint)?
-    private var thread: POSIXThread?
 
     /// Creates the socket at `path` and listens; ``start()`` serves it. The path's directory must
     /// be the user's own and writable by nobody else (see the type's safety rules).
@@ -158,34 +154,22 @@ public final class ControlChannel: @unchecked Sendable {
     }
 
     deinit {
-        if thread == nil { closeAndUnlink() }
+        serving.closeUnlessRunning(closeAndUnlink)
     }
 
     /// Serves the socket on a thread of its own until ``stop()``.
     public func start() {
-        guard thread == nil, !closed else { return }
-        thread = try? POSIXThread.start { self.serve() }
+        serving.start { self.serve() }
     }
 
     /// Stops serving, closes every connection and removes the socket file (with the directory
     /// and record made for it). Waits for the channel's thread, which no client can hold up;
     /// idempotent.
     public func stop() {
-        stopRequested.store(true, ordering: .sequentiallyConsistent)
-        wake.signal()
-        if let thread {
-            self.thread = nil
-            thread.join()
-        } else {
-            closeAndUnlink()
-        }
+        serving.stop(closing: closeAndUnlink)
     }
 
-    private var closed = false
-
     private func closeAndUnlink() {
-        guard !closed else { return }
-        closed = true
         ControlChannelSocket.closeSocket(listener)
         // Only our own socket: another server may have replaced a path we no longer own.
         var status = stat()
@@ -226,9 +210,9 @@ public final class ControlChannel: @unchecked Sendable {
         let clock = ContinuousClock()
         defer {
             for connection in connections { ControlChannelSocket.closeSocket(connection.fd) }
-            closeAndUnlink()
+            serving.close(closeAndUnlink)
         }
-        while !stopRequested.load(ordering: .sequentiallyConsistent) {
+        while !serving.isStopping {
             let now = clock.now
             for index in connections.indices { advance(&connections[index], at: now) }
             connections.removeAll { connection in
@@ -242,7 +226,7 @@ public final class ControlChannel: @unchecked Sendable {
             // Nothing is polled that cannot be acted on: a client whose request is running is
             // left out (fd -1), or its hang-up would wake the loop again and again.
             let acceptNow = acceptor.isAccepting(at: now)
-            var fds = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
+            var fds = [pollfd(fd: serving.wake.readEnd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: acceptNow ? listener : -1, events: Int16(POLLIN), revents: 0)]
             for connection in connections {
                 let events = (connection.wantsInput ? Int16(POLLIN) : 0) | (connection.hasOutput ? Int16(POLLOUT) : 0)
@@ -253,8 +237,8 @@ public final class ControlChannel: @unchecked Sendable {
             if let resume = acceptor.resumesAt { deadlines.append(resume) }
             let timeout = deadlines.min().map { max(.zero, now.duration(to: $0)) }
             guard (try? POSIX.poll(&fds, timeout: timeout)) != nil else { return }
-            if fds[0].revents != 0 { wake.drain() }
-            if stopRequested.load(ordering: .sequentiallyConsistent) { return }
+            if fds[0].revents != 0 { serving.wake.drain() }
+            if serving.isStopping { return }
 
             let later = clock.now
             for index in connections.indices {
@@ -304,7 +288,7 @@ public final class ControlChannel: @unchecked Sendable {
     private func start(_ line: String, at now: ContinuousClock.Instant) -> ControlChannelPendingRequest {
         let request = ControlChannelPendingRequest(line: line, deadline: now + requestTimeout)
         let respond = respond
-        let wake = wake
+        let wake = serving.wake
         executor {
             guard request.begin() else { return }
             request.finish(respond(line))

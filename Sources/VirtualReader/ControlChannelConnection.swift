@@ -10,17 +10,15 @@ struct ControlChannelConnection {
     let fd: Int32
     /// Received bytes not yet taken as request lines.
     private var input: [UInt8] = []
-    /// Answer bytes not yet sent, from `outputStart` on.
-    private var output: [UInt8] = []
-    private var outputStart = 0
+    /// Answer bytes not yet sent.
+    private var output = SocketOutput()
     /// The request being run for this client, if any (one at a time: answers stay in order).
     var request: ControlChannelPendingRequest?
     /// The client sent its last byte (end of file).
     private(set) var inputEnded = false
-    /// Sending failed (the client is gone): answers are dropped.
-    private(set) var outputFailed = false
-    /// Since when unsent output has made no progress (the client is not reading).
-    private(set) var stalledSince: ContinuousClock.Instant?
+    /// Since when unsent output has made no progress (the client is not reading); nil once
+    /// sending failed (the client is gone: answers are dropped).
+    var stalledSince: ContinuousClock.Instant? { output.stalledSince }
     /// After the unsent output goes, the connection ends (a refused line).
     private(set) var closing = false
 
@@ -29,7 +27,7 @@ struct ControlChannelConnection {
     }
 
     /// Whether there are answer bytes to send.
-    var hasOutput: Bool { !outputFailed && outputStart < output.count }
+    var hasOutput: Bool { output.hasBytes }
 
     /// Whether the channel should read from the client now.
     var wantsInput: Bool { request == nil && !hasOutput && !inputEnded && !closing }
@@ -67,29 +65,10 @@ struct ControlChannelConnection {
 
     /// Queues one answer line; `thenClose` ends the connection once it is sent.
     mutating func queue(_ answer: String, thenClose: Bool = false) {
-        if outputStart == output.count {
-            output.removeAll(keepingCapacity: true)
-            outputStart = 0
-        }
-        output += Array((answer + "\n").utf8)
+        output.queue(Array((answer + "\n").utf8))
         if thenClose { closing = true }
     }
 
     /// Sends what the socket takes now, and notes whether the client keeps up.
-    mutating func flush(at now: ContinuousClock.Instant) {
-        while hasOutput {
-            switch ControlChannelSocket.sendSome(fd, output[outputStart...]) {
-            case .sent(let count):
-                outputStart += count
-                stalledSince = nil
-            case .full:
-                if stalledSince == nil { stalledSince = now }
-                return
-            case .failed:
-                outputFailed = true
-                stalledSince = nil
-                return
-            }
-        }
-    }
+    mutating func flush(at now: ContinuousClock.Instant) { output.flush(to: fd, at: now) }
 }

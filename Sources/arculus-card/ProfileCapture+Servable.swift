@@ -22,7 +22,7 @@ extension ProfileCapture {
         }
         let unimplemented = "not implemented by this build"
         drop(&profile.versions, "versions", keeping: CardProfile.implementedVersions.contains, unimplemented)
-        drop(&profile.extensions, "extensions", keeping: CardProfile.implementedExtensions.contains, unimplemented)
+        drop(&profile.extensions, "extensions", keeping: CardProfile.implementsExtension, unimplemented)
         drop(&profile.algorithms, "algorithms", keeping: CardProfile.implementedAlgorithms.contains, unimplemented)
         drop(&profile.transports, "transports", keeping: CardProfile.implementedTransports.contains, "the emulator is an NFC card")
         drop(&profile.pinUvAuthProtocols, "pinUvAuthProtocols", keeping: { $0 == 1 || $0 == 2 }, unimplemented)
@@ -74,18 +74,18 @@ extension ProfileCapture {
         if !profile.setMinPINLength { profile.maxRPIDsForSetMinPINLength = 0 }
         off(profile.persistentCredentialManagement && !(profile.credentialManagement && profile.pinUvAuthToken),
             "persistentCredentialManagement", "needs credentialManagement and pinUvAuthToken") { $0.persistentCredentialManagement = false }
-        let needs: [(String, Bool, String)] = [
-            ("largeBlobKey", profile.largeBlobs, "needs largeBlobs"),
-            ("hmac-secret-mc", profile.supportsHMACSecret, "needs hmac-secret"),
-            ("minPinLength", profile.setMinPINLength || !profile.minPinLengthRPIDs.isEmpty, "needs setMinPINLength"),
-            ("thirdPartyPayment", ctap21, "needs FIDO_2_1"),
-            ("credBlob", profile.maxCredBlobLength >= 32, "needs a maxCredBlobLength of at least 32"),
+        let needs: [(ExtensionIdentifier, Bool, String)] = [
+            (.largeBlobKey, profile.largeBlobs, "needs largeBlobs"),
+            (.hmacSecretMakeCredential, profile.supportsHMACSecret, "needs hmac-secret"),
+            (.minPinLength, profile.setMinPINLength || !profile.minPinLengthRPIDs.isEmpty, "needs setMinPINLength"),
+            (.thirdPartyPayment, ctap21, "needs FIDO_2_1"),
+            (.credBlob, profile.maxCredBlobLength >= 32, "needs a maxCredBlobLength of at least 32"),
         ]
-        for (name, met, why) in needs where profile.offers(name) && !met {
-            dropped.append("extensions: \(name) (\(why))")
-            profile.extensions.removeAll { $0 == name }
+        for (identifier, met, why) in needs where profile.offers(identifier) && !met {
+            dropped.append("extensions: \(identifier.rawValue) (\(why))")
+            profile.extensions.removeAll { $0 == identifier.rawValue }
         }
-        if !profile.offers("credBlob") { profile.maxCredBlobLength = 0 }
+        if !profile.offers(.credBlob) { profile.maxCredBlobLength = 0 }
         if profile.selectResponse != "FIDO_2_0" && profile.selectResponse != "U2F_V2" { profile.selectResponse = "FIDO_2_0" }
         return dropped
     }

@@ -22,9 +22,9 @@ struct ProfileCapture {
         // An absent extensions member means none, absent options are false (CTAP 2.1 §6.4).
         profile.extensions = try Self.all(info.extensions, reported, 0x02, "extensions")
         profile.aaguid = info.aaguid.aaguidText
-        profile.credentialManagement = info.options["credMgmt"] ?? false
-        profile.pinUvAuthToken = info.options["pinUvAuthToken"] ?? false
-        profile.makeCredUvNotRqd = info.options["makeCredUvNotRqd"] ?? false
+        profile.credentialManagement = info.options[.credMgmt] ?? false
+        profile.pinUvAuthToken = info.options[.pinUvAuthToken] ?? false
+        profile.makeCredUvNotRqd = info.options[.makeCredUvNotRqd] ?? false
         if has(0x05, "maxMsgSize") { profile.maxMsgSize = try Self.integer(reported, 0x05, "maxMsgSize") }
         if has(0x06, "pinUvAuthProtocols") {
             profile.pinUvAuthProtocols = try Self.all(info.pinUVAuthProtocols, reported, 0x06, "pinUvAuthProtocols")
@@ -60,18 +60,18 @@ struct ProfileCapture {
     /// option is a feature the card lacks), with the limits it reports.
     private mutating func applyOptionalFeatures(_ info: AuthenticatorInfo, reported: CBORMap) throws {
         let options = info.options
-        profile.authenticatorConfig = options["authnrCfg"] ?? false
-        profile.alwaysUv = options["alwaysUv"]
-        profile.setMinPINLength = options["setMinPINLength"] ?? false
-        profile.credentialManagementPreview = options["credentialMgmtPreview"] ?? false
-        profile.persistentCredentialManagement = options["perCredMgmtRO"] ?? false
-        profile.enterpriseAttestation = options["ep"] != nil
+        profile.authenticatorConfig = options[.authnrCfg] ?? false
+        profile.alwaysUv = options[.alwaysUv]
+        profile.setMinPINLength = options[.setMinPINLength] ?? false
+        profile.credentialManagementPreview = options[.credentialMgmtPreview] ?? false
+        profile.persistentCredentialManagement = options[.perCredMgmtRO] ?? false
+        profile.enterpriseAttestation = options[.ep] != nil
         if profile.enterpriseAttestation {
             fromBase.append("enterpriseAttestationRPIDs")
         } else {
             profile.enterpriseAttestationRPIDs = []
         }
-        profile.largeBlobs = options["largeBlobs"] ?? false
+        profile.largeBlobs = options[.largeBlobs] ?? false
         // A feature the card has, with a limit it does not report: the base profile's limit.
         func limit(_ key: Int, _ name: String, when present: Bool, base: Int) throws -> Int {
             guard present else { return 0 }
@@ -80,7 +80,7 @@ struct ProfileCapture {
         }
         profile.maxSerializedLargeBlobArray = try limit(0x0B, "maxSerializedLargeBlobArray", when: profile.largeBlobs,
                                                         base: profile.maxSerializedLargeBlobArray)
-        profile.maxCredBlobLength = try limit(0x0F, "maxCredBlobLength", when: profile.extensions.contains("credBlob"),
+        profile.maxCredBlobLength = try limit(0x0F, "maxCredBlobLength", when: profile.offers(.credBlob),
                                               base: profile.maxCredBlobLength)
         profile.maxRPIDsForSetMinPINLength = try limit(0x10, "maxRPIDsForSetMinPINLength", when: profile.setMinPINLength,
                                                        base: profile.maxRPIDsForSetMinPINLength)

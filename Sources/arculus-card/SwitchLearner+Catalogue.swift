@@ -240,31 +240,18 @@ extension SwitchLearner {
             guard length > natural, length <= min(1023, evidence.profile.maxCredentialIdLength) else { return nil }
             return Observation(.number(length), id, shown)
         },
-        SwitchLearner("behaviour.parametersToNone", ["getInfo.with-parameters"]) { evidence in
-            let id = "getInfo.with-parameters"
-            switch evidence.ctap(id) {
-            case "CTAP2_OK": return Observation(.text("ignore"), id, "answers getInfo with a parameter map after the command byte")
-            case "CTAP1_ERR_INVALID_LENGTH": return Observation(.text("invalidLength"), id, "answers CTAP1_ERR_INVALID_LENGTH")
-            default: return nil
-            }
-        },
-        SwitchLearner("behaviour.uvTokenWithoutUV", ["clientPIN.getPinUvAuthTokenUsingUvWithPermissions"]) { evidence in
-            let id = "clientPIN.getPinUvAuthTokenUsingUvWithPermissions"
-            switch evidence.ctap(id) {
-            case "CTAP2_ERR_NOT_ALLOWED": return Observation(.text("notAllowed"), id, "answers CTAP2_ERR_NOT_ALLOWED")
-            case "CTAP2_ERR_INVALID_SUBCOMMAND": return Observation(.text("invalidSubcommand"), id, "answers CTAP2_ERR_INVALID_SUBCOMMAND")
-            default: return nil
-            }
-        },
-        SwitchLearner("behaviour.configUnknownSubcommand", ["config.unknown-subcommand"]) { evidence in
-            let id = "config.unknown-subcommand"
-            guard evidence.profile.authenticatorConfig else { return nil }
-            switch evidence.ctap(id) {
-            case "CTAP1_ERR_INVALID_PARAMETER": return Observation(.text("invalidParameter"), id, "answers CTAP1_ERR_INVALID_PARAMETER")
-            case "CTAP2_ERR_INVALID_SUBCOMMAND": return Observation(.text("invalidSubcommand"), id, "answers CTAP2_ERR_INVALID_SUBCOMMAND")
-            default: return nil
-            }
-        },
+        byStatus("behaviour.parametersToNone", entry: "getInfo.with-parameters", [
+            ("CTAP2_OK", "ignore", "answers getInfo with a parameter map after the command byte"),
+            ("CTAP1_ERR_INVALID_LENGTH", "invalidLength", "answers CTAP1_ERR_INVALID_LENGTH"),
+        ]),
+        byStatus("behaviour.uvTokenWithoutUV", entry: "clientPIN.getPinUvAuthTokenUsingUvWithPermissions", [
+            ("CTAP2_ERR_NOT_ALLOWED", "notAllowed", "answers CTAP2_ERR_NOT_ALLOWED"),
+            ("CTAP2_ERR_INVALID_SUBCOMMAND", "invalidSubcommand", "answers CTAP2_ERR_INVALID_SUBCOMMAND"),
+        ]),
+        byStatus("behaviour.configUnknownSubcommand", entry: "config.unknown-subcommand", applies: { $0.profile.authenticatorConfig }, [
+            ("CTAP1_ERR_INVALID_PARAMETER", "invalidParameter", "answers CTAP1_ERR_INVALID_PARAMETER"),
+            ("CTAP2_ERR_INVALID_SUBCOMMAND", "invalidSubcommand", "answers CTAP2_ERR_INVALID_SUBCOMMAND"),
+        ]),
     ]
 
     // MARK: Judging
@@ -300,14 +287,10 @@ extension SwitchLearner {
             return Observation(.text(refused ? "cborUnexpectedType" : "skip"), id,
                                refused ? "answers CTAP2_ERR_CBOR_UNEXPECTED_TYPE to a member with key 0x7F" : "answers \(status), past the member with key 0x7F")
         },
-        SwitchLearner("behaviour.pinUvAuthProtocolCheck", ["clientPIN.protocol-text"]) { evidence in
-            let id = "clientPIN.protocol-text"
-            switch evidence.ctap(id) {
-            case "CTAP1_ERR_INVALID_PARAMETER": return Observation(.text("onSight"), id, "answers CTAP1_ERR_INVALID_PARAMETER to pinUvAuthProtocol as text")
-            case "CTAP2_ERR_CBOR_UNEXPECTED_TYPE": return Observation(.text("whenUsed"), id, "answers CTAP2_ERR_CBOR_UNEXPECTED_TYPE")
-            default: return nil
-            }
-        },
+        byStatus("behaviour.pinUvAuthProtocolCheck", entry: "clientPIN.protocol-text", [
+            ("CTAP1_ERR_INVALID_PARAMETER", "onSight", "answers CTAP1_ERR_INVALID_PARAMETER to pinUvAuthProtocol as text"),
+            ("CTAP2_ERR_CBOR_UNEXPECTED_TYPE", "whenUsed", "answers CTAP2_ERR_CBOR_UNEXPECTED_TYPE"),
+        ]),
         SwitchLearner("behaviour.credentialManagementWithoutPIN", credentialManagementEntries) { evidence in
             // Malformed credentialManagement requests on a card without a PIN.
             guard !evidence.hadPIN, evidence.profile.credentialManagement else { return nil }

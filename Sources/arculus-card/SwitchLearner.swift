@@ -24,6 +24,18 @@ struct SwitchLearner: Sendable {
         self.read = read
     }
 
+    /// A learner of a choice that one entry's CTAP status shows: each status a card may answer,
+    /// the choice it shows and the answer in words; another status (or `applies` false) shows nothing.
+    static func byStatus(_ field: String, entry id: String,
+                         applies: @escaping @Sendable (LearningEvidence) -> Bool = { _ in true },
+                         _ choices: [(status: String, choice: String, shown: String)]) -> SwitchLearner {
+        SwitchLearner(field, [id]) { evidence in
+            guard applies(evidence), let status = evidence.ctap(id),
+                  let match = choices.first(where: { $0.status == status }) else { return nil }
+            return Observation(.text(match.choice), id, match.shown)
+        }
+    }
+
     /// What a learner read: the value, the entry that showed it, and the answer in words.
     struct Observation: Sendable {
         let value: SwitchValue

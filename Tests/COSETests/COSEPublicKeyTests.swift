@@ -75,14 +75,31 @@ struct COSEPublicKeyTests {
         let expected: CBORMap
         switch key.coseKey {
         case .ec2(let curve, let x, let y):
-            expected = [.int(1): .int(2), .int(3): .int(algorithm.rawValue), .int(-1): .int(curve.rawValue), .int(-2): .bytes(x), .int(-3): .bytes(y)]
+            expected = [.int(1): .int(2), .int(3): .int(algorithm.rawValue), .int(-1): .int(COSEEllipticCurve(curve).rawValue), .int(-2): .bytes(x), .int(-3): .bytes(y)]
         case .okp(let curve, let x):
-            expected = [.int(1): .int(1), .int(3): .int(algorithm.rawValue), .int(-1): .int(curve.rawValue), .int(-2): .bytes(x)]
+            expected = [.int(1): .int(1), .int(3): .int(algorithm.rawValue), .int(-1): .int(COSEEllipticCurve(curve).rawValue), .int(-2): .bytes(x)]
         case .rsa(let n, let e):
             expected = [.int(1): .int(3), .int(3): .int(algorithm.rawValue), .int(-1): .bytes(n), .int(-2): .bytes(e)]
         }
         #expect(CBORValue(coseKey: key) == .map(expected))
         // Canonical bytes: the members in the order written above (1, 3, -1, -2, -3).
         #expect(CBOREncoder.encode(CBORValue(coseKey: key)) == CBOREncoder.encode(.map(expected)))
+    }
+
+    @Test("the registries' numbers: crv of each curve (IANA COSE Elliptic Curves), kty of each kind of key (RFC 9052, RFC 8230)")
+    func registryNumbers() {
+        let curves: [(EllipticCurve, Int)] = [(.p256, 1), (.p384, 2), (.p521, 3), (.ed25519, 6), (.secp256k1, 8)]
+        #expect(curves.count == EllipticCurve.allCases.count)
+        for (curve, number) in curves {
+            #expect(COSEEllipticCurve(curve).rawValue == number)
+            #expect(COSEEllipticCurve(rawValue: number)?.curve == curve)
+            #expect(COSEEllipticCurve(curve).description == curve.description)
+        }
+        let types: [(PublicKeyType, Int)] = [(.okp, 1), (.ec2, 2), (.rsa, 3)]
+        #expect(types.count == PublicKeyType.allCases.count)
+        for (type, number) in types {
+            #expect(COSEKeyType(type).rawValue == number)
+            #expect(COSEKeyType(rawValue: number)?.publicKeyType == type)
+        }
     }
 }

@@ -10,7 +10,7 @@ struct CredentialKeyVectorTests {
     @Test("RFC 6979 A.2.6 / A.2.7: published key gives the published public key", arguments: DeterministicSignatureTests.rfc6979Cases.filter { $0.message == "sample" && $0.hash == "SHA-256" })
     func rfc6979PublicKeys(_ vector: DeterministicSignatureTests.RFC6979Case) throws {
         let key = try CredentialPrivateKey(algorithm: vector.algorithm, privateKeyBytes: Hex.bytes(vector.x))
-        let curve: COSEEllipticCurve = vector.algorithm == .es384 ? .p384 : .p521
+        let curve: EllipticCurve = vector.algorithm == .es384 ? .p384 : .p521
         #expect(key.publicKey.coseKey == .ec2(curve: curve, x: Hex.bytes(vector.ux), y: Hex.bytes(vector.uy)))
     }
 

@@ -107,7 +107,7 @@ extension Authenticator {
             user: CredentialUser(id: credential.userId, name: credential.userName, displayName: credential.userDisplayName),
             credentialID: CredentialDescriptor(id: credential.id), publicKey: CBORValue(coseKey: key.publicKey),
             credProtect: Int(credential.credProtect), largeBlobKey: credential.largeBlobKey,
-            thirdPartyPayment: profile.offers("thirdPartyPayment") ? credential.thirdPartyPayment : nil)
+            thirdPartyPayment: profile.offers(.thirdPartyPayment) ? credential.thirdPartyPayment : nil)
     }
 
     /// An enumeration's first item; the rest wait in `enumeration` for getNext (none: NO_CREDENTIALS).

@@ -47,11 +47,11 @@ extension Authenticator {
         let options = request.options
         // The profile's departures getAssertionIgnoresUv and rkOptionInvalid break these two rules.
         let departures = profile.departures
-        if options["uv"] == true && (request.pinUvAuthParam == nil || !ctap21) && !departures.getAssertionIgnoresUv {
+        if options[.uv] == true && (request.pinUvAuthParam == nil || !ctap21) && !departures.getAssertionIgnoresUv {
             throw ctap21 ? .invalidOption : .unsupportedOption
         }
-        if options["rk"] != nil { throw ctap21 && !departures.rkOptionInvalid ? .unsupportedOption : .invalidOption }
-        let userPresent = options["up"] ?? true
+        if options[.rk] != nil { throw ctap21 && !departures.rkOptionInvalid ? .unsupportedOption : .invalidOption }
+        let userPresent = options[.up] ?? true
         if alwaysUvEnabled && userPresent && request.pinUvAuthParam == nil { throw .puatRequired }
 
         let userVerified = try userVerified(by: request.pinUvAuthParam, pinProtocol, over: request.clientDataHash,
@@ -135,19 +135,19 @@ extension Authenticator {
         if request.userVerified { flags.insert(.userVerified) }
         var extensions = CBORMap()
         if request.extensions.getCredBlob {
-            extensions["credBlob"] = .bytes(candidate.contents.credBlob ?? [])
+            extensions[extension: .credBlob] = .bytes(candidate.contents.credBlob ?? [])
         }
         if let input = request.hmacSecret, candidate.contents.hmacSecret {
-            extensions["hmac-secret"] = .bytes(hmacSecretOutput(input, key: candidate.contents.key,
-                                                                userVerified: request.userVerified))
+            extensions[extension: .hmacSecret] = .bytes(hmacSecretOutput(input, key: candidate.contents.key,
+                                                                         userVerified: request.userVerified))
         }
         if request.extensions.thirdPartyPayment {
-            extensions["thirdPartyPayment"] = .bool(candidate.contents.thirdPartyPayment)
+            extensions[extension: .thirdPartyPayment] = .bool(candidate.contents.thirdPartyPayment)
         }
         if request.extensions.uvm {
-            extensions[text: UVMExtension.identifier] = UVMExtension.output(userPresent: request.userPresent,
-                                                                      userVerified: request.userVerified,
-                                                                      strongestOnly: profile.behaviour.uvmMethods == .strongest)
+            extensions[extension: .uvm] = UVMExtension.output(userPresent: request.userPresent,
+                                                              userVerified: request.userVerified,
+                                                              strongestOnly: profile.behaviour.uvmMethods == .strongest)
         }
         let authenticatorData = AuthenticatorData(rpIdHash: request.rpIdHash, flags: injectedFlags(flags),
                                                   signatureCounter: counter, attestedCredential: nil,

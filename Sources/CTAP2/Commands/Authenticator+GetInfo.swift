@@ -40,24 +40,24 @@ extension Authenticator {
     /// (§5.4); everything a CTAP 2.1 card reports follows its profile and its current state.
     mutating func getInfo() -> AuthenticatorInfo {
         let ctap21 = profile.supportsCTAP21
-        var options: [(name: String, value: Bool)] = [("plat", false), ("rk", true), ("up", profile.behaviour.upOption),
-                                                      ("clientPin", state.isPINSet)]
-        if profile.credentialManagement { options.append(("credMgmt", true)) }
-        if profile.pinUvAuthToken { options.append(("pinUvAuthToken", true)) }
+        var options: [(AuthenticatorOption, Bool)] = [(.plat, false), (.rk, true), (.up, profile.behaviour.upOption),
+                                                      (.clientPin, state.isPINSet)]
+        if profile.credentialManagement { options.append((.credMgmt, true)) }
+        if profile.pinUvAuthToken { options.append((.pinUvAuthToken, true)) }
         if ctap21 {
-            if profile.makeCredUvNotRqd { options.append(("makeCredUvNotRqd", !alwaysUvEnabled)) }
-            if profile.authenticatorConfig { options.append(("authnrCfg", true)) }
-            if profile.alwaysUv != nil { options.append(("alwaysUv", state.alwaysUv)) }
-            if profile.setMinPINLength { options.append(("setMinPINLength", true)) }
-            if profile.enterpriseAttestation { options.append(("ep", state.enterpriseAttestationEnabled)) }
-            if profile.largeBlobs { options.append(("largeBlobs", true)) }
-            if profile.credentialManagementPreview { options.append(("credentialMgmtPreview", true)) }
-            if profile.persistentCredentialManagement { options.append(("perCredMgmtRO", true)) }
-            if let uvAcfg = profile.behaviour.uvAcfgOption { options.append(("uvAcfg", uvAcfg)) }
+            if profile.makeCredUvNotRqd { options.append((.makeCredUvNotRqd, !alwaysUvEnabled)) }
+            if profile.authenticatorConfig { options.append((.authnrCfg, true)) }
+            if profile.alwaysUv != nil { options.append((.alwaysUv, state.alwaysUv)) }
+            if profile.setMinPINLength { options.append((.setMinPINLength, true)) }
+            if profile.enterpriseAttestation { options.append((.ep, state.enterpriseAttestationEnabled)) }
+            if profile.largeBlobs { options.append((.largeBlobs, true)) }
+            if profile.credentialManagementPreview { options.append((.credentialMgmtPreview, true)) }
+            if profile.persistentCredentialManagement { options.append((.perCredMgmtRO, true)) }
+            if let uvAcfg = profile.behaviour.uvAcfgOption { options.append((.uvAcfg, uvAcfg)) }
         }
         var info = AuthenticatorInfo(
             versions: advertisedVersions, extensions: profile.extensions.isEmpty ? nil : profile.extensions,
-            aaguid: aaguid, options: options, maxMsgSize: profile.maxMsgSize,
+            aaguid: aaguid, options: options.map { (name: $0.rawValue, value: $1) }, maxMsgSize: profile.maxMsgSize,
             pinUvAuthProtocols: profile.pinUvAuthProtocols)
         info.maxCredentialCountInList = profile.maxCredentialCountInList
         info.maxCredentialIdLength = profile.maxCredentialIdLength
@@ -71,7 +71,7 @@ extension Authenticator {
         info.forcePINChange = state.forcePINChange
         info.minPINLength = state.effectiveMinPINLength
         info.firmwareVersion = profile.firmwareVersion
-        if profile.offers("credBlob") { info.maxCredBlobLength = profile.maxCredBlobLength }
+        if profile.offers(.credBlob) { info.maxCredBlobLength = profile.maxCredBlobLength }
         if profile.setMinPINLength { info.maxRPIDsForSetMinPINLength = profile.maxRPIDsForSetMinPINLength }
         info.remainingDiscoverableCredentials = profile.behaviour.remainingCredentials == .capacity
             ? profile.residentKeyCapacity : remainingDiscoverableCredentials

@@ -26,12 +26,12 @@ extension Authenticator {
         // step 5.2): with one, uv is treated as false. CTAP 2.0 has no such rule: "uv" is an
         // option the card does not support, whatever comes with it (2.0 §5.1 step 5).
         let options = request.options
-        let residentKey = options["rk"] ?? false
-        if options["uv"] == true && (request.pinUvAuthParam == nil || !ctap21) {
+        let residentKey = options[.rk] ?? false
+        if options[.uv] == true && (request.pinUvAuthParam == nil || !ctap21) {
             // No built-in user verification: CTAP 2.1 calls it invalid, CTAP 2.0 unsupported.
             throw ctap21 ? .invalidOption : .unsupportedOption
         }
-        if options["up"] == false { throw .invalidOption }
+        if options[.up] == false { throw .invalidOption }
 
         // Steps 6–7: whether a pinUvAuthParam is required.
         if request.pinUvAuthParam == nil {
@@ -90,20 +90,20 @@ extension Authenticator {
         // Step 15: extensions.
         var outputs = CBORMap()
         let credProtect = extensions.credProtect ?? 1
-        if let level = extensions.credProtect { outputs["credProtect"] = .int(Int(level)) }
+        if let level = extensions.credProtect { outputs[extension: .credProtect] = .int(Int(level)) }
         var credBlob: [UInt8]?
         if let blob = extensions.credBlob {
             // A non-discoverable credential ID carries the blob with a one-byte length.
             let fits = blob.count <= min(profile.maxCredBlobLength, CardProfile.longestCredBlob)
             if fits { credBlob = blob }
-            outputs["credBlob"] = .bool(fits)
+            outputs[extension: .credBlob] = .bool(fits)
         }
-        if extensions.hmacSecret { outputs["hmac-secret"] = true }
+        if extensions.hmacSecret { outputs[extension: .hmacSecret] = true }
         if extensions.minPinLength, isAllowedToReadMinPINLength(rpId) {
-            outputs["minPinLength"] = .int(state.effectiveMinPINLength)
+            outputs[extension: .minPinLength] = .int(state.effectiveMinPINLength)
         }
-        if extensions.thirdPartyPayment { outputs["thirdPartyPayment"] = true }
-        if extensions.uvm { outputs[text: UVMExtension.identifier] = UVMExtension.output(
+        if extensions.thirdPartyPayment { outputs[extension: .thirdPartyPayment] = true }
+        if extensions.uvm { outputs[extension: .uvm] = UVMExtension.output(
             userPresent: true, userVerified: userVerified, strongestOnly: profile.behaviour.uvmMethods == .strongest) }
 
         // Steps 16–18: the key and the credential.
@@ -122,7 +122,7 @@ extension Authenticator {
             let assertionMaterial = residentKey
                 ? CredentialKeyMaterial(algorithm: algorithm, privateKeyBytes: key.privateKeyBytes) : material
             let decoded = try decodeHMACSecret(input)
-            outputs["hmac-secret-mc"] = .bytes(hmacSecretOutput(decoded, key: assertionMaterial, userVerified: userVerified))
+            outputs[extension: .hmacSecretMakeCredential] = .bytes(hmacSecretOutput(decoded, key: assertionMaterial, userVerified: userVerified))
         }
         let largeBlobKey = extensions.largeBlobKey ? random.bytes(32) : nil
 
@@ -146,7 +146,7 @@ extension Authenticator {
             extensions: outputs.count > 0 ? outputs : nil
         ).bytes
         // The departure uvmTrailingByte: a stray byte after the extensions map (it is signed too).
-        if profile.departures.uvmTrailingByte && outputs[text: UVMExtension.identifier] != nil { authenticatorData.append(0) }
+        if profile.departures.uvmTrailingByte && outputs[extension: .uvm] != nil { authenticatorData.append(0) }
 
         let (format, statement) = try attestationStatement(
             authenticatorData: authenticatorData, clientDataHash: request.clientDataHash, credentialKey: key,

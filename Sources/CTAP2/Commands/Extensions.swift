@@ -9,6 +9,14 @@ struct HMACSecretInput: Sendable {
     let salts: [UInt8]
 }
 
+extension CBORMap {
+    /// An extension's output in the extensions map of authenticator data, keyed by its identifier.
+    subscript(extension identifier: ExtensionIdentifier) -> CBORValue? {
+        get { self[text: identifier.rawValue] }
+        set { self[text: identifier.rawValue] = newValue }
+    }
+}
+
 extension Authenticator {
     /// Parses and decrypts an hmac-secret input: keyAgreement, saltEnc, saltAuth and the protocol
     /// (default 1). saltAuth must verify (PIN_AUTH_INVALID); the salts are 32 or 64 bytes: "If the

@@ -12,8 +12,6 @@ import FIDOWire
 /// This card verifies a user only by the PIN the platform sends (clientPIN), compares it on the
 /// chip, and keeps its keys in its secure element; presence is the tap.
 enum UVMExtension {
-    /// The extension's identifier in getInfo and in extension maps.
-    static let identifier = ExtensionIdentifier.uvm.rawValue
     /// `USER_VERIFY_PRESENCE_INTERNAL`: the card saw the user present (the tap).
     static let presenceInternal = 0x0000_0001
     /// `USER_VERIFY_NONE`: neither presence nor verification (getAssertion with `up: false`).

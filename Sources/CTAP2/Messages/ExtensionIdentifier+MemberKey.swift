@@ -5,7 +5,7 @@ import FIDOWire
 extension ExtensionIdentifier: MemberKey {
     /// Whether `profile` offers the extension: one it does not offer is ignored, as the
     /// specification asks of an unknown extension.
-    func isOffered(by profile: CardProfile) -> Bool { profile.offers(rawValue) }
+    func isOffered(by profile: CardProfile) -> Bool { profile.offers(self) }
 }
 
 /// A command's extension inputs (CTAP 2.1 §12): the members of its request's extensions map that

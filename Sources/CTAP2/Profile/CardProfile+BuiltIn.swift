@@ -1,3 +1,5 @@
+import FIDOWire
+
 /// The two Arculus models in the FIDO metadata, and a reference card (see README, "Card profiles", for which values are
 /// published facts and which are assumptions). `Fixtures/profiles/*.json` are these same values as
 /// files; a test keeps the two identical.
@@ -11,7 +13,7 @@ extension CardProfile {
             description: "Arculus FIDO 2.1 Key Card [P71] (emulated)",
             aaguid: "3f59672f-20aa-4afe-b6f4-7e5e916b6d98",
             versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1"],
-            extensions: ["credProtect", "hmac-secret", "largeBlobKey"],
+            extensions: [.credProtect, .hmacSecret, .largeBlobKey],
             pinUvAuthProtocols: [2, 1],
             credentialManagement: true,
             pinUvAuthToken: true,
@@ -40,7 +42,7 @@ extension CardProfile {
         description: "Arculus FIDO2/U2F Key Card (emulated)",
         aaguid: "9d3df6ba-282f-11ed-a261-0242ac120002",
         versions: ["U2F_V2", "FIDO_2_0"],
-        extensions: ["credProtect", "hmac-secret"],
+        extensions: [.credProtect, .hmacSecret],
         pinUvAuthProtocols: [1],
         credentialManagement: false,
         pinUvAuthToken: false,
@@ -69,8 +71,8 @@ extension CardProfile {
         profile.description = "CTAP 2.1 reference authenticator, every feature on (emulated, not an Arculus model)"
         profile.aaguid = "801878dc-baf3-4d48-a72c-1b23ed4be363"
         profile.versions = ["U2F_V2", "FIDO_2_0", "FIDO_2_1_PRE", "FIDO_2_1"]
-        profile.extensions = ["credBlob", "credProtect", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "minPinLength",
-                              "thirdPartyPayment", "uvm"]
+        profile.extensions = [ExtensionIdentifier.credBlob, .credProtect, .hmacSecret, .hmacSecretMakeCredential, .largeBlobKey,
+                              .minPinLength, .thirdPartyPayment, .uvm].map(\.rawValue)
         profile.maxCredentialIdLength = 256
         profile.algorithms = [-7, -8, -35, -36, -47, -257, -37]
         profile.firmwareVersion = 0x0100

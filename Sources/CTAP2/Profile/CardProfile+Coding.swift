@@ -18,10 +18,13 @@ extension CardProfile {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        // In the members' order, so that the first one missing or wrong is the one named. The
+        // extensions are the file's text (which validation checks), not the built-ins' identifiers.
+        let name = try c.decode(String.self, forKey: .name), description = try c.decode(String.self, forKey: .description)
+        let aaguid = try c.decode(String.self, forKey: .aaguid), versions = try c.decode([String].self, forKey: .versions)
+        let extensions = try c.decode([String].self, forKey: .extensions)
         self.init(
-            name: try c.decode(String.self, forKey: .name), description: try c.decode(String.self, forKey: .description),
-            aaguid: try c.decode(String.self, forKey: .aaguid), versions: try c.decode([String].self, forKey: .versions),
-            extensions: try c.decode([String].self, forKey: .extensions),
+            name: name, description: description, aaguid: aaguid, versions: versions, extensions: [],
             pinUvAuthProtocols: try c.decode([Int].self, forKey: .pinUvAuthProtocols),
             credentialManagement: try c.decode(Bool.self, forKey: .credentialManagement),
             pinUvAuthToken: try c.decode(Bool.self, forKey: .pinUvAuthToken),
@@ -37,6 +40,7 @@ extension CardProfile {
             resetWindowSeconds: try c.decodeIfPresent(Double.self, forKey: .resetWindowSeconds),
             selectResponse: try c.decode(String.self, forKey: .selectResponse), atr: try c.decode(String.self, forKey: .atr),
             attestation: try c.decode(AttestationFormat.self, forKey: .attestation))
+        self.extensions = extensions
         authenticatorConfig = try c.decodeIfPresent(Bool.self, forKey: .authenticatorConfig) ?? false
         alwaysUv = try c.decodeIfPresent(Bool.self, forKey: .alwaysUv)
         setMinPINLength = try c.decodeIfPresent(Bool.self, forKey: .setMinPINLength) ?? false

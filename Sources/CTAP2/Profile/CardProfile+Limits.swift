@@ -59,8 +59,8 @@ extension CardProfile {
             limit("maxSerializedLargeBlobArray", largeBlobs ? 1024...1_048_576 : 0...0,
                   largeBlobs ? "CTAP 2.1 §6.10 asks at least 1024; the emulator keeps at most 1 MiB" : "needs largeBlobs",
                   \.maxSerializedLargeBlobArray),
-            limit("maxCredBlobLength", offers("credBlob") ? 32...Self.longestCredBlob : 0...0,
-                  offers("credBlob") ? "CTAP 2.1 §12.2 asks at least 32; a credential ID carries at most \(Self.longestCredBlob)"
+            limit("maxCredBlobLength", offers(.credBlob) ? 32...Self.longestCredBlob : 0...0,
+                  offers(.credBlob) ? "CTAP 2.1 §12.2 asks at least 32; a credential ID carries at most \(Self.longestCredBlob)"
                       : "needs the credBlob extension", \.maxCredBlobLength),
             limit("signatureCounterReservation", 1...1_000_000, "at least every assertion; at most a million ahead",
                   \.signatureCounterReservation),

@@ -16,10 +16,10 @@ extension CardProfile {
     public static let omittableInfoMembers: [String] = GetInfoKey.allCases
         .filter { $0 != .versions && $0 != .aaguid }.map { String(describing: $0) }
     /// getInfo options a profile may leave out, as `options.NAME`.
-    public static let omittableInfoOptions: [String] = [
-        "plat", "rk", "up", "clientPin", "credMgmt", "pinUvAuthToken", "makeCredUvNotRqd", "authnrCfg", "alwaysUv",
-        "setMinPINLength", "ep", "largeBlobs", "credentialMgmtPreview", "perCredMgmtRO", "uvAcfg",
-    ].map { "options." + $0 }
+    public static let omittableInfoOptions: [String] = [AuthenticatorOption]([
+        .plat, .rk, .up, .clientPin, .credMgmt, .pinUvAuthToken, .makeCredUvNotRqd, .authnrCfg, .alwaysUv,
+        .setMinPINLength, .ep, .largeBlobs, .credentialMgmtPreview, .perCredMgmtRO, .uvAcfg,
+    ]).map { "options." + $0.rawValue }
 
     /// Every switch, in the order the README and `profile show --switches` list them.
     public static let switches: [BehaviourSwitch] = isoSwitches + selectSwitches + ctapSwitches + judgingSwitches + departureSwitches

@@ -1,11 +1,15 @@
+import FIDOWire
+
 /// What this build implements, so a profile can advertise nothing else: a client that reads a
 /// feature in getInfo must find it working.
 extension CardProfile {
     /// getInfo versions this build speaks.
     public static let implementedVersions = ["U2F_V2", "FIDO_2_0", "FIDO_2_1_PRE", "FIDO_2_1"]
-    /// Extensions this build implements.
-    public static let implementedExtensions = ["credProtect", "hmac-secret", "hmac-secret-mc", "credBlob",
-                                               "largeBlobKey", "minPinLength", "thirdPartyPayment", "uvm"]
+    /// Extensions this build implements, in the order its errors list them.
+    public static let implementedExtensions: [ExtensionIdentifier] = [.credProtect, .hmacSecret, .hmacSecretMakeCredential, .credBlob,
+                                                                      .largeBlobKey, .minPinLength, .thirdPartyPayment, .uvm]
+    /// Whether this build implements the extension named `name`.
+    public static func implementsExtension(_ name: String) -> Bool { implementedExtensions.contains { $0.rawValue == name } }
     /// COSE algorithms this build implements (ES256, EdDSA, ES384, ES512, PS256, ES256K, RS256).
     public static let implementedAlgorithms = [-7, -8, -35, -36, -37, -47, -257]
     /// Transports: the card is a contactless card.
@@ -28,8 +32,8 @@ extension CardProfile {
         try check(!versions.contains("FIDO_2_1") || versions.contains("FIDO_2_0"), "versions",
                   "FIDO_2_1 needs FIDO_2_0 too (a CTAP 2.1 card answers CTAP 2.0 platforms)")
         for name in extensions {
-            try check(Self.implementedExtensions.contains(name), "extensions",
-                      "\(name) is not implemented (this build has \(Self.implementedExtensions.joined(separator: ", ")))")
+            try check(Self.implementsExtension(name), "extensions",
+                      "\(name) is not implemented (this build has \(Self.implementedExtensions.map(\.rawValue).joined(separator: ", ")))")
         }
         try check(!pinUvAuthProtocols.isEmpty && pinUvAuthProtocols.allSatisfy { $0 == 1 || $0 == 2 }
                   && Set(pinUvAuthProtocols).count == pinUvAuthProtocols.count,
@@ -68,11 +72,11 @@ extension CardProfile {
         try check(!largeBlobs || pinUvAuthToken, "largeBlobs", "needs pinUvAuthToken (the lbw permission)")
         try check(!persistentCredentialManagement || (credentialManagement && pinUvAuthToken),
                   "persistentCredentialManagement", "needs credentialManagement and pinUvAuthToken")
-        try check(!offers("largeBlobKey") || largeBlobs, "extensions", "largeBlobKey needs largeBlobs")
-        try check(!offers("hmac-secret-mc") || supportsHMACSecret, "extensions", "hmac-secret-mc needs hmac-secret")
-        try check(!offers("minPinLength") || setMinPINLength || !minPinLengthRPIDs.isEmpty, "extensions",
+        try check(!offers(.largeBlobKey) || largeBlobs, "extensions", "largeBlobKey needs largeBlobs")
+        try check(!offers(.hmacSecretMakeCredential) || supportsHMACSecret, "extensions", "hmac-secret-mc needs hmac-secret")
+        try check(!offers(.minPinLength) || setMinPINLength || !minPinLengthRPIDs.isEmpty, "extensions",
                   "minPinLength needs setMinPINLength or minPinLengthRPIDs")
-        try check(!offers("thirdPartyPayment") || supportsCTAP21, "extensions", "thirdPartyPayment \(needs21)")
+        try check(!offers(.thirdPartyPayment) || supportsCTAP21, "extensions", "thirdPartyPayment \(needs21)")
         try check(enterpriseAttestationRPIDs.isEmpty || enterpriseAttestation, "enterpriseAttestationRPIDs",
                   "needs enterpriseAttestation")
     }

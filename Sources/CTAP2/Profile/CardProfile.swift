@@ -19,7 +19,10 @@ public struct CardProfile: Codable, Sendable, Equatable {
     /// getInfo `versions`: of `U2F_V2`, `FIDO_2_0`, `FIDO_2_1_PRE`, `FIDO_2_1`. Without `FIDO_2_1`
     /// the card behaves as a CTAP 2.0 authenticator.
     public var versions: [String]
-    /// getInfo `extensions` (see ``implementedExtensions``).
+    /// getInfo `extensions` (see ``implementedExtensions``), as a profile file or a card's getInfo
+    /// names them: text, since either may name an extension this build does not have (which
+    /// ``validate()`` turns away, naming it, and a capture drops). What the card does with them
+    /// asks ``offers(_:)`` by ``ExtensionIdentifier``.
     public var extensions: [String]
     /// PIN/UV auth protocols in order of preference (getInfo `pinUvAuthProtocols`).
     public var pinUvAuthProtocols: [Int]
@@ -99,7 +102,7 @@ public struct CardProfile: Codable, Sendable, Equatable {
     }
 
     /// A profile with every required field; the optional features are off.
-    public init(name: String, description: String, aaguid: String, versions: [String], extensions: [String],
+    public init(name: String, description: String, aaguid: String, versions: [String], extensions: [ExtensionIdentifier],
                 pinUvAuthProtocols: [Int], credentialManagement: Bool, pinUvAuthToken: Bool, makeCredUvNotRqd: Bool,
                 maxMsgSize: Int, maxCredentialCountInList: Int, maxCredentialIdLength: Int, transports: [String],
                 algorithms: [Int], firmwareVersion: Int, minPINLength: Int, residentKeyCapacity: Int,
@@ -108,7 +111,7 @@ public struct CardProfile: Codable, Sendable, Equatable {
         self.description = description
         self.aaguid = aaguid
         self.versions = versions
-        self.extensions = extensions
+        self.extensions = extensions.map(\.rawValue)
         self.pinUvAuthProtocols = pinUvAuthProtocols
         self.credentialManagement = credentialManagement
         self.pinUvAuthToken = pinUvAuthToken
@@ -154,9 +157,11 @@ public struct CardProfile: Codable, Sendable, Equatable {
     public var supportsCTAP21: Bool { versions.contains("FIDO_2_1") }
     public var supportsCTAP2: Bool { versions.contains("FIDO_2_0") || supportsCTAP21 }
     public var supportsU2F: Bool { versions.contains("U2F_V2") }
-    public var supportsHMACSecret: Bool { extensions.contains("hmac-secret") }
-    public var supportsCredProtect: Bool { extensions.contains("credProtect") }
-    /// Whether the card offers extension `name`.
+    public var supportsHMACSecret: Bool { offers(.hmacSecret) }
+    public var supportsCredProtect: Bool { offers(.credProtect) }
+    /// Whether the card offers `extension`.
+    public func offers(_ extension: ExtensionIdentifier) -> Bool { offers(`extension`.rawValue) }
+    /// Whether the card offers the extension named `name` (a request's or a file's text).
     public func offers(_ name: String) -> Bool { extensions.contains(name) }
 }
 

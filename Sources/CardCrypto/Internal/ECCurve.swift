@@ -3,8 +3,8 @@ internal import COpenSSL
 /// An ECDSA curve of the ES algorithms: its shared OpenSSL group, its order, and the hash its
 /// algorithm signs with (which is also the HMAC of its RFC 6979 nonces).
 struct ECCurve: Sendable {
-    /// The COSE curve.
-    let cose: COSEEllipticCurve
+    /// The curve.
+    let ellipticCurve: EllipticCurve
     /// OpenSSL's canonical group name (the `EVP_PKEY` "group" parameter, as `EVP_PKEY_get_utf8_string_param` reports it).
     let groupName: StaticString
     /// The shared `EC_GROUP`.
@@ -17,7 +17,7 @@ struct ECCurve: Sendable {
     let orderBitCount: Int
 
     /// The length of a scalar and of one coordinate in bytes (for these curves both are ⌈bits/8⌉).
-    var byteCount: Int { cose.coordinateByteCount }
+    var byteCount: Int { ellipticCurve.coordinateByteCount }
 
     /// The length of the uncompressed X9.62 point `04 || x || y`.
     var pointByteCount: Int { 1 + 2 * byteCount }
@@ -33,7 +33,7 @@ struct ECCurve: Sendable {
 
     /// The algorithm this curve's keys sign with.
     var algorithm: SignatureAlgorithm {
-        switch cose {
+        switch ellipticCurve {
         case .p256: .es256
         case .p384: .es384
         case .p521: .es512
@@ -55,12 +55,12 @@ struct ECCurve: Sendable {
         all.first { String(describing: $0.groupName) == name }
     }
 
-    private init(_ cose: COSEEllipticCurve, _ groupName: StaticString, _ group: FetchedAlgorithm, _ digest: DigestAlgorithm) {
-        self.cose = cose
+    private init(_ ellipticCurve: EllipticCurve, _ groupName: StaticString, _ group: FetchedAlgorithm, _ digest: DigestAlgorithm) {
+        self.ellipticCurve = ellipticCurve
         self.groupName = groupName
         self.group = group
         self.digest = digest
-        let count = cose.coordinateByteCount
+        let count = ellipticCurve.coordinateByteCount
         (order, orderBitCount) = OpenSSL.mustSucceed {
             let order = try OpenSSL.nonNull(EC_GROUP_get0_order(group.pointer), "EC_GROUP_get0_order")
             return (try OpenSSL.bytes(of: order, count: count, function: "BN_bn2binpad"), Int(BN_num_bits(order)))

@@ -12,7 +12,7 @@ enum KeyKind: CustomStringConvertible {
     /// E.g. "EC P-384", "Ed25519", "RSA", "RSA-PSS".
     var description: String {
         switch self {
-        case .ec(let curve): "EC \(curve.cose)"
+        case .ec(let curve): "EC \(curve.ellipticCurve)"
         case .ed25519: "Ed25519"
         case .rsa: "RSA"
         case .rsaPSS: "RSA-PSS"
@@ -32,7 +32,7 @@ enum KeyKind: CustomStringConvertible {
     /// Whether a key of this kind can sign for `algorithm`.
     func allows(_ algorithm: SignatureAlgorithm) -> Bool {
         switch self {
-        case .ec(let curve): algorithm.ecCurve?.cose == curve.cose
+        case .ec(let curve): algorithm.ecCurve?.ellipticCurve == curve.ellipticCurve
         case .ed25519: algorithm == .edDSA
         case .rsa: algorithm == .rs256 || algorithm == .ps256
         case .rsaPSS: algorithm == .ps256

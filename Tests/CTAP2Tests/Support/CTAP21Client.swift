@@ -120,14 +120,16 @@ func credentialPublicKey(_ map: CBORMap) throws -> CredentialPublicKey {
           let algorithm = SignatureAlgorithm(rawValue: alg) else {
         throw TestFailure("COSE key without kty or a known alg: \(map)")
     }
+    // The IANA "COSE Elliptic Curves" numbers, read here apart from the COSE module.
+    let coseCurves: [Int: EllipticCurve] = [1: .p256, 2: .p384, 3: .p521, 6: .ed25519, 8: .secp256k1]
     let parameters: COSEKeyParameters
     switch kty {
     case 1:
-        guard map.count == 4, let crv = map[int: -1]?.intValue, let curve = COSEEllipticCurve(rawValue: crv),
+        guard map.count == 4, let crv = map[int: -1]?.intValue, let curve = coseCurves[crv],
               let x = map[int: -2]?.bytesValue else { throw TestFailure("not an OKP COSE key: \(map)") }
         parameters = .okp(curve: curve, x: x)
     case 2:
-        guard map.count == 5, let crv = map[int: -1]?.intValue, let curve = COSEEllipticCurve(rawValue: crv),
+        guard map.count == 5, let crv = map[int: -1]?.intValue, let curve = coseCurves[crv],
               let x = map[int: -2]?.bytesValue, let y = map[int: -3]?.bytesValue else {
             throw TestFailure("not an EC2 COSE key: \(map)")
         }

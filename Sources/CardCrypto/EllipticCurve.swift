@@ -1,18 +1,17 @@
-/// A COSE elliptic curve (`crv`, label -1; IANA "COSE Elliptic Curves" registry) that a
-/// credential key can use.
-public enum COSEEllipticCurve: Int, Sendable, CaseIterable, CustomStringConvertible {
+/// An elliptic curve that a credential key can use.
+public enum EllipticCurve: Sendable, CaseIterable, CustomStringConvertible {
     /// NIST P-256 (secp256r1), EC2.
-    case p256 = 1
+    case p256
     /// NIST P-384 (secp384r1), EC2.
-    case p384 = 2
+    case p384
     /// NIST P-521 (secp521r1), EC2.
-    case p521 = 3
+    case p521
     /// Ed25519, OKP.
-    case ed25519 = 6
+    case ed25519
     /// secp256k1, EC2 (RFC 8812).
-    case secp256k1 = 8
+    case secp256k1
 
-    /// The registry name, e.g. `"P-384"`.
+    /// The curve's usual name, as the COSE registry writes it, e.g. `"P-384"`.
     public var description: String {
         switch self {
         case .p256: "P-256"
