@@ -30,11 +30,13 @@ extension CardModel {
         /// going on.
         case working(until: CardInstant)
         /// A command's changes are being made durable (``CardAction/persist(_:for:faultActs:)``).
-        case writing(PendingWrite)
+        /// Boxed (`indirect`), as the wait below: the phase is read for every input, and
+        /// inline these made every phase as large as a command's whole outcome.
+        indirect case writing(PendingWrite)
         /// A command stopped at its test of user presence and waits for the person's answer
         /// (``CardAction/awaitPresence(_:until:mayDefer:)``): the driver waits for it, or the host
         /// polls and is answered `9100` UPNEEDED meanwhile.
-        case awaitingPresence(PresenceWait)
+        indirect case awaitingPresence(PresenceWait)
         /// The card left the field on its own (an injected fault): no answer until powered again.
         case outOfField
 
@@ -71,22 +73,6 @@ extension CardModel {
             case u2f(U2FCommandOutcome)
             /// A U2F command straight to the authenticator.
             case directU2F(U2FCommandOutcome)
-
-            /// The changes to make durable.
-            var changes: [CardMutation] {
-                switch self {
-                case .ctap(let outcome), .direct(let outcome): outcome.changes
-                case .u2f(let outcome), .directU2F(let outcome): outcome.changes
-                }
-            }
-
-            /// What the armed faults did in the command.
-            var faultActs: [FaultAct] {
-                switch self {
-                case .ctap(let outcome), .direct(let outcome): outcome.faultActs
-                case .u2f(let outcome), .directU2F(let outcome): outcome.faultActs
-                }
-            }
 
             /// Whether the command came straight to the authenticator, bypassing the front.
             var isDirect: Bool {

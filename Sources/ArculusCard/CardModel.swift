@@ -203,6 +203,9 @@ public struct CardModel {
         let command: CardCommand
         let ran: Bool
         let prompt: PresencePrompt?
+        // Taken from the outcome here, where it is at hand: read through the kind, each copied
+        // the whole outcome.
+        let changes: [CardMutation], faultActs: [FaultAct]
         // A command straight to the authenticator while the host polls for a prompt withdraws it.
         if case .awaitingPresence = phase { phase = .idle }
         switch request {
@@ -211,6 +214,8 @@ public struct CardModel {
             command = .ctap(bytes.first ?? 0)
             ran = outcome.ran
             prompt = outcome.awaitsPresence
+            changes = outcome.changes
+            faultActs = outcome.faultActs
             if case .front(_, _, let paid) = request {
                 if outcome.ran && !paid { work += workTime(of: bytes) }
                 kind = .ctap(outcome)
@@ -233,6 +238,8 @@ public struct CardModel {
             }
             ran = true
             prompt = outcome.awaitsPresence
+            changes = outcome.changes
+            faultActs = outcome.faultActs
             if case .frontU2F = request {
                 work += timing.duration(of: command, request: [])
                 kind = .u2f(outcome)
@@ -247,27 +254,30 @@ public struct CardModel {
             phase = .awaitingPresence(wait)
             return .awaitPresence(prompt, until: wait.deadline, mayDefer: wait.mayDefer)
         }
-        return conclude(kind, command: command, ran: ran ? command : nil, work: work)
+        return conclude(kind, changes: changes, faultActs: faultActs, command: command, ran: ran ? command : nil,
+                        work: work)
     }
 
-    /// The one "answer or write" of a command that ran: with no changes its answer goes at once,
-    /// else the card goes into ``Phase/writing(_:)`` and its changes are made durable first.
-    private mutating func conclude(_ kind: PendingWrite.Kind, command: CardCommand, ran: CardCommand?,
-                                   work: Duration) -> CardAction {
-        guard kind.changes.isEmpty else {
-            return write(kind.changes, PendingWrite(command: command, kind: kind, work: work, workingUntil: workingUntil),
-                         faultActs: kind.faultActs)
+    /// The one "answer or write" of a command that ran: with no `changes` (its kind's) its answer
+    /// goes at once, else the card goes into ``Phase/writing(_:)`` and its changes are made
+    /// durable first.
+    private mutating func conclude(_ kind: consuming PendingWrite.Kind, changes: [CardMutation], faultActs: [FaultAct],
+                                   command: CardCommand, ran: CardCommand?, work: Duration) -> CardAction {
+        guard changes.isEmpty else {
+            return write(changes, PendingWrite(command: command, kind: kind, work: work, workingUntil: workingUntil),
+                         faultActs: faultActs)
         }
-        return .respond(answer(kind, command: command, durable: true), ran: ran, work: work, faultActs: kind.faultActs)
+        return .respond(answer(kind, command: command, durable: true), ran: ran, work: work, faultActs: faultActs)
     }
 
     /// A finished command's answer as it leaves the card: through the front (its framing) or
     /// straight (status + CBOR; U2F data + status word). A command that goes on after a write
     /// (a PIN check) has none yet: ``finishWrite(succeeded:)`` takes it on.
-    private mutating func answer(_ kind: PendingWrite.Kind, command: CardCommand, durable: Bool) -> [UInt8] {
-        switch kind {
+    private mutating func answer(_ kind: consuming PendingWrite.Kind, command: CardCommand, durable: Bool) -> [UInt8] {
+        let direct = kind.isDirect
+        switch consume kind {
         case .ctap(let outcome), .direct(let outcome):
-            return framed(Self.answer(authenticator.finish(outcome, durable: durable)), direct: kind.isDirect, command: command)
+            return framed(Self.answer(authenticator.finish(outcome, durable: durable)), direct: direct, command: command)
         case .u2f(let outcome):
             return front.complete(.u2f(Self.statusOf(authenticator.finish(outcome, durable: durable)))).bytes
         case .directU2F(let outcome):

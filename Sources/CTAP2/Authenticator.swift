@@ -45,6 +45,7 @@ public struct Authenticator {
         self.attestation = attestation
         self.enterpriseAttestation = enterpriseAttestation
         self.entropy = entropy
+        judgesAhead = profile.behaviour.judgesAhead
         random = CardRandom(entropy)
         if let state {
             memory = CardMemory(state: state)
@@ -58,6 +59,9 @@ public struct Authenticator {
 
     /// Whether this card was made blank by ``init`` (its memory is not stored anywhere yet).
     public let isBlank: Bool
+    /// Whether the profile judges requests before their usual reading (``CardBehaviour/judgesAhead``),
+    /// known once: asking the behaviour copied all of it for every command.
+    private let judgesAhead: Bool
 
     /// The card's non-volatile state.
     public var state: CardState { memory.state }
@@ -97,12 +101,7 @@ public struct Authenticator {
         guard let commandByte = request.first else { return CommandOutcome(response: [CTAPStatus.invalidLength.rawValue], changes: []) }
         let rollback = CommandOutcome.Rollback(session: session, random: random)
         let command = CTAPCommand(rawValue: commandByte)
-        if command != .getNextAssertion { session.pendingAssertions = nil }
-        if command != .credentialManagement && command != .credentialManagementPreview {
-            session.rpEnumeration = nil
-            session.credentialEnumeration = nil
-        }
-        if command != .largeBlobs { session.largeBlobWrite = nil }
+        session.forgetContinuations(before: command)
         if !environment.faults.isEmpty {
             var faults = environment.faults
             if let injected = faults.ctapStatus(insteadOf: .ctap(commandByte)) {
@@ -188,7 +187,7 @@ public struct Authenticator {
                                  changes: inout [CardMutation]) throws(CTAPStatus) -> ResponseBody {
         guard profile.supportsCTAP2, let command else { throw .invalidCommand }
         // The profile's judging order first (Judging/): the body as the usual reading gets it.
-        let body = try judged(command, body: sent)
+        let body = judgesAhead ? try judged(command, body: sent) : sent
         switch command {
         case .getInfo:
             try requireEmpty(body)
@@ -242,12 +241,13 @@ public struct Authenticator {
     /// repeats). How the counter moves is the profile's (behaviour.signatureCounter): up a fixed step, up a
     /// random step, or not at all (always 0).
     mutating func takeSignatureCounter(changes: inout [CardMutation]) -> UInt32 {
-        let behaviour = profile.behaviour
+        // The behaviour's members read in place: a copy of the whole behaviour per signature shows.
         let step: UInt32
-        switch behaviour.signatureCounter {
+        let largestStep = profile.behaviour.signatureCounterStep
+        switch profile.behaviour.signatureCounter {
         case .zero: return 0
-        case .global: step = UInt32(behaviour.signatureCounterStep)
-        case .randomStep: step = 1 + UInt32(random.bytes(2).reduce(0) { $0 << 8 | Int($1) } % behaviour.signatureCounterStep)
+        case .global: step = UInt32(largestStep)
+        case .randomStep: step = 1 + UInt32(random.bytes(2).reduce(0) { $0 << 8 | Int($1) } % largestStep)
         }
         // Past UInt32.max the counter wraps to 0, as with a step of 1.
         let (sum, overflow) = (running?.counterInUse ?? memory.signatureCounter).addingReportingOverflow(step)

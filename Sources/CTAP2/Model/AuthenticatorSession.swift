@@ -1,34 +1,109 @@
 import CardCrypto
+import FIDOWire
 
 /// What the authenticator forgets when the card leaves the field (CTAP 2.1 §6.5.2.1 and the NFC
 /// binding): it exists from one power-on to the next power-off, and nothing in it is ever written
 /// to the card image.
 public struct AuthenticatorSession: Sendable {
+    /// The session's values, in one box that copies share until one of them changes (copy on
+    /// write): the authenticator keeps the session as it was before each command, to put it back
+    /// if the command's write fails or it stops to ask the person, and most commands change
+    /// nothing in it, so keeping it costs one reference instead of a copy of every value.
+    private var box: Box
+
+    private final class Box: @unchecked Sendable {
+        // Sendable: a box is changed only through `values`' modify, when no other copy holds it.
+        // Unchecked: no access to it can overlap another (only the copy that holds the box alone
+        // changes it, within its own mutation), and the checks cost more than the reads.
+        @exclusivity(unchecked) var values: Values
+        init(_ values: Values) { self.values = values }
+    }
+
+    private struct Values: Sendable {
+        var protocols: [PINUVAuthProtocol: PINUVAuthProtocolState]
+        var token = PINUVAuthTokenState()
+        var consecutivePINFailures = 0
+        var pendingAssertions: PendingAssertions?
+        var rpEnumeration: [String]?
+        var credentialEnumeration: [ResidentCredential]?
+        var enumerationIsReadOnly = false
+        var largeBlobWrite: LargeBlobWrite?
+        var poweredOnAt: CardInstant
+        var signingKeys: [ByteKey: (material: CredentialKeyMaterial, key: CredentialPrivateKey)] = [:]
+        var unwrappedCredentials: [ByteKey: UnwrappedCredential] = [:]
+        var lastRPIDHash: (rpId: String, hash: [UInt8])?
+    }
+
+    /// The values to change: the box, made this copy's own first if another copy shares it.
+    private var values: Values {
+        get { box.values }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
+            yield &box.values
+        }
+    }
+
     /// Each PIN/UV auth protocol's key-agreement key and pinUvAuthToken (its `initialize()` state).
-    var protocols: [PINUVAuthProtocol: PINUVAuthProtocolState]
+    var protocols: [PINUVAuthProtocol: PINUVAuthProtocolState] {
+        get { box.values.protocols }
+        _modify { yield &values.protocols }
+    }
     /// The pinUvAuthToken's state, shared by the protocols (only one token is in use at a time).
-    var token = PINUVAuthTokenState()
+    var token: PINUVAuthTokenState {
+        get { box.values.token }
+        _modify { yield &values.token }
+    }
     /// Wrong PINs in a row since power-up; three block PIN use until the next power cycle.
-    var consecutivePINFailures = 0
+    var consecutivePINFailures: Int {
+        get { box.values.consecutivePINFailures }
+        _modify { yield &values.consecutivePINFailures }
+    }
     /// What getNextAssertion continues from.
-    var pendingAssertions: PendingAssertions?
+    var pendingAssertions: PendingAssertions? {
+        get { box.values.pendingAssertions }
+        _modify { yield &values.pendingAssertions }
+    }
     /// The RPs enumerateRPsGetNextRP still has to return.
-    var rpEnumeration: [String]?
+    var rpEnumeration: [String]? {
+        get { box.values.rpEnumeration }
+        _modify { yield &values.rpEnumeration }
+    }
     /// The credentials enumerateCredentialsGetNextCredential still has to return.
-    var credentialEnumeration: [ResidentCredential]?
+    var credentialEnumeration: [ResidentCredential]? {
+        get { box.values.credentialEnumeration }
+        _modify { yield &values.credentialEnumeration }
+    }
     /// Whether the enumeration in progress was begun with the persistent (read-only) token.
-    var enumerationIsReadOnly = false
+    var enumerationIsReadOnly: Bool {
+        get { box.values.enumerationIsReadOnly }
+        _modify { yield &values.enumerationIsReadOnly }
+    }
     /// A large-blob array being written in fragments (authenticatorLargeBlobs set).
-    var largeBlobWrite: LargeBlobWrite?
+    var largeBlobWrite: LargeBlobWrite? {
+        get { box.values.largeBlobWrite }
+        _modify { yield &values.largeBlobWrite }
+    }
     /// When the card was powered (the reset window counts from here).
-    var poweredOnAt: CardInstant
+    var poweredOnAt: CardInstant {
+        get { box.values.poweredOnAt }
+        _modify { yield &values.poweredOnAt }
+    }
     /// Credential keys already made for signing, by credential ID (see `signingKey`).
-    var signingKeys: [ByteKey: (material: CredentialKeyMaterial, key: CredentialPrivateKey)] = [:]
+    var signingKeys: [ByteKey: (material: CredentialKeyMaterial, key: CredentialPrivateKey)] {
+        get { box.values.signingKeys }
+        _modify { yield &values.signingKeys }
+    }
     /// Credential IDs already unwrapped, with the RP ID hash they were unwrapped for (see
     /// `credential(id:rpIdHash:)`).
-    var unwrappedCredentials: [ByteKey: UnwrappedCredential] = [:]
+    var unwrappedCredentials: [ByteKey: UnwrappedCredential] {
+        get { box.values.unwrappedCredentials }
+        _modify { yield &values.unwrappedCredentials }
+    }
     /// The RP ID last hashed for a getAssertion, with its SHA-256 (see `rpIdHash(_:)`).
-    var lastRPIDHash: (rpId: String, hash: [UInt8])?
+    var lastRPIDHash: (rpId: String, hash: [UInt8])? {
+        get { box.values.lastRPIDHash }
+        _modify { yield &values.lastRPIDHash }
+    }
 
     /// A session that starts at `now`: each protocol in `protocols` initialised (a new key
     /// agreement key, then a new token, protocol 1 before 2).
@@ -38,8 +113,21 @@ public struct AuthenticatorSession: Sendable {
             guard let pinProtocol = PINUVAuthProtocol(rawValue: number) else { continue }
             protocols[pinProtocol] = PINUVAuthProtocolState(random: &random)
         }
-        self.protocols = protocols
-        poweredOnAt = now
+        box = Box(Values(protocols: protocols, poweredOnAt: now))
+    }
+
+    /// Before `command` runs: what only another command continues is forgotten — a pending
+    /// getNextAssertion, a credential-management enumeration, a large-blob write in fragments.
+    /// Only what is there is cleared, so a command that continues nothing leaves the session
+    /// shared with the copy kept to put it back.
+    mutating func forgetContinuations(before command: CTAPCommand?) {
+        if command != .getNextAssertion && box.values.pendingAssertions != nil { pendingAssertions = nil }
+        if command != .credentialManagement && command != .credentialManagementPreview
+            && (box.values.rpEnumeration != nil || box.values.credentialEnumeration != nil) {
+            rpEnumeration = nil
+            credentialEnumeration = nil
+        }
+        if command != .largeBlobs && box.values.largeBlobWrite != nil { largeBlobWrite = nil }
     }
 
     /// The pieces of volatile state by name, for tests that check a power cycle clears each.
