@@ -13,12 +13,16 @@ extension CardModel {
     /// any but writing ── powerOff ──► unpowered        any but writing ── leaveField ──► outOfField
     /// outOfField ── powerOn, or a request straight to the authenticator ──► idle   (APDUs: silence)
     /// ```
+    /// Off (unpowered, outOfField) is the authenticator's record, not the model's: the phase of a
+    /// card whose authenticator has no session is one of those two, whatever else was going on.
+    ///
     /// Nothing but ``CardModel/finishWrite(succeeded:)`` can happen while writing: the answer may
     /// not leave, and the power may not change, before the changes are durable. Such an input is
     /// impossible for a caller that performs the actions it is given, so it is a precondition
     /// failure that names the phase.
     enum Phase: CustomStringConvertible {
-        /// Off: after ``CardModel/powerOff(at:)``, the authenticator has no session. APDUs still
+        /// Off: the authenticator has no session (``Authenticator/isPowered``), as after
+        /// ``CardModel/powerOff(at:)``. APDUs still
         /// reach the front (power-off cleared it), and the first command that reaches the
         /// authenticator powers the card up at its time: it answers as a card just tapped.
         case unpowered

@@ -25,7 +25,10 @@ public struct Authenticator {
     public let entropy: CardEntropy
     /// The card's non-volatile memory, as last made durable.
     public internal(set) var memory: CardMemory
-    /// What the card forgets when it leaves the field.
+    /// What the card forgets when it leaves the field: from ``powerOff(at:)`` to the next
+    /// ``powerOn(at:)``, ``AuthenticatorSession/unpowered(at:)`` (nothing initialised, nothing held).
+    /// It alone says whether the card is powered (``isPowered``), for the authenticator and for
+    /// the card model around it.
     public internal(set) var session: AuthenticatorSession
     var random: CardRandom
     /// The command being processed, what the world says meanwhile and what it has noted so far:
@@ -71,15 +74,13 @@ public struct Authenticator {
     /// The card entered the field (or its field was reset): each protocol initialised afresh.
     public mutating func powerOn(at now: CardInstant) {
         session = AuthenticatorSession(at: now, protocols: profile.pinUvAuthProtocols, random: &random)
-        isPowered = true
     }
 
     /// The card left the field: tokens, key-agreement keys, the consecutive-failure count and
     /// pending assertion/enumeration/large-blob state are gone. Nothing is drawn: the next
     /// power-on initialises the protocols.
     public mutating func powerOff(at now: CardInstant) {
-        session = AuthenticatorSession(at: now, protocols: [], random: &random)
-        isPowered = false
+        session = .unpowered(at: now)
     }
 
     /// False from ``powerOff(at:)`` to the next ``powerOn(at:)``. A command can reach a card only
@@ -87,7 +88,7 @@ public struct Authenticator {
     /// handing it a command: the card model does, for a command that arrives at a card that is off
     /// (a vpcd client that sends an APDU without powering the card first), which is then answered
     /// as by a card just tapped.
-    public private(set) var isPowered = true
+    public var isPowered: Bool { session.isPowered }
 
     /// Why a command cannot run now (see ``isPowered``).
     static let unpoweredCommand = "a command reached the authenticator while it was off: power it on first"

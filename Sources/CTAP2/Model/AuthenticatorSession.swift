@@ -114,6 +114,21 @@ public struct AuthenticatorSession: Sendable {
             protocols[pinProtocol] = PINUVAuthProtocolState(random: &random)
         }
         box = Box(Values(protocols: protocols, poweredOnAt: now))
+        isPowered = true
+    }
+
+    /// Whether this is the session of a powered card: false only for ``unpowered``.
+    let isPowered: Bool
+
+    /// The session of a card that went off at `now` (``Authenticator/session``): nothing
+    /// initialised, nothing held, and not powered.
+    static func unpowered(at now: CardInstant) -> AuthenticatorSession {
+        AuthenticatorSession(unpoweredAt: now)
+    }
+
+    private init(unpoweredAt now: CardInstant) {
+        box = Box(Values(protocols: [:], poweredOnAt: now))
+        isPowered = false
     }
 
     /// Before `command` runs: what only another command continues is forgotten — a pending
