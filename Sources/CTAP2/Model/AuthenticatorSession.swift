@@ -4,6 +4,7 @@ import FIDOWire
 /// What the authenticator forgets when the card leaves the field (CTAP 2.1 §6.5.2.1 and the NFC
 /// binding): it exists from one power-on to the next power-off, and nothing in it is ever written
 /// to the card image.
+@dynamicMemberLookup
 public struct AuthenticatorSession: Sendable {
     /// The session's values, in one box that copies share until one of them changes (copy on
     /// write): the authenticator keeps the session as it was before each command, to put it back
@@ -12,97 +13,51 @@ public struct AuthenticatorSession: Sendable {
     private var box: Box
 
     private final class Box: @unchecked Sendable {
-        // Sendable: a box is changed only through `values`' modify, when no other copy holds it.
+        // Sendable: a box is changed only through the member subscript's modify, when no other
+        // copy holds it.
         // Unchecked: no access to it can overlap another (only the copy that holds the box alone
         // changes it, within its own mutation), and the checks cost more than the reads.
         @exclusivity(unchecked) var values: Values
         init(_ values: Values) { self.values = values }
     }
 
-    private struct Values: Sendable {
+    /// The values, by name: `session.token` reads and changes ``Values/token`` in the box. Public
+    /// as a type only (its members are the module's), for the public member subscript.
+    public struct Values: Sendable {
+        /// Each PIN/UV auth protocol's key-agreement key and pinUvAuthToken (its `initialize()` state).
         var protocols: [PINUVAuthProtocol: PINUVAuthProtocolState]
+        /// The pinUvAuthToken's state, shared by the protocols (only one token is in use at a time).
         var token = PINUVAuthTokenState()
+        /// Wrong PINs in a row since power-up; three block PIN use until the next power cycle.
         var consecutivePINFailures = 0
+        /// What getNextAssertion continues from.
         var pendingAssertions: PendingAssertions?
+        /// The RPs enumerateRPsGetNextRP still has to return.
         var rpEnumeration: [String]?
+        /// The credentials enumerateCredentialsGetNextCredential still has to return.
         var credentialEnumeration: [ResidentCredential]?
+        /// Whether the enumeration in progress was begun with the persistent (read-only) token.
         var enumerationIsReadOnly = false
+        /// A large-blob array being written in fragments (authenticatorLargeBlobs set).
         var largeBlobWrite: LargeBlobWrite?
+        /// When the card was powered (the reset window counts from here).
         var poweredOnAt: CardInstant
+        /// Credential keys already made for signing, by credential ID (see `signingKey`).
         var signingKeys: [ByteKey: (material: CredentialKeyMaterial, key: CredentialPrivateKey)] = [:]
+        /// Credential IDs already unwrapped, with the RP ID hash they were unwrapped for (see
+        /// `credential(id:rpIdHash:)`).
         var unwrappedCredentials: [ByteKey: UnwrappedCredential] = [:]
+        /// The RP ID last hashed for a getAssertion, with its SHA-256 (see `rpIdHash(_:)`).
         var lastRPIDHash: (rpId: String, hash: [UInt8])?
     }
 
-    /// The values to change: the box, made this copy's own first if another copy shares it.
-    private var values: Values {
-        get { box.values }
+    /// One of the values: read from the box, or changed in it once it is this copy's own.
+    public subscript<Value>(dynamicMember member: WritableKeyPath<Values, Value>) -> Value {
+        get { box.values[keyPath: member] }
         _modify {
             if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
-            yield &box.values
+            yield &box.values[keyPath: member]
         }
-    }
-
-    /// Each PIN/UV auth protocol's key-agreement key and pinUvAuthToken (its `initialize()` state).
-    var protocols: [PINUVAuthProtocol: PINUVAuthProtocolState] {
-        get { box.values.protocols }
-        _modify { yield &values.protocols }
-    }
-    /// The pinUvAuthToken's state, shared by the protocols (only one token is in use at a time).
-    var token: PINUVAuthTokenState {
-        get { box.values.token }
-        _modify { yield &values.token }
-    }
-    /// Wrong PINs in a row since power-up; three block PIN use until the next power cycle.
-    var consecutivePINFailures: Int {
-        get { box.values.consecutivePINFailures }
-        _modify { yield &values.consecutivePINFailures }
-    }
-    /// What getNextAssertion continues from.
-    var pendingAssertions: PendingAssertions? {
-        get { box.values.pendingAssertions }
-        _modify { yield &values.pendingAssertions }
-    }
-    /// The RPs enumerateRPsGetNextRP still has to return.
-    var rpEnumeration: [String]? {
-        get { box.values.rpEnumeration }
-        _modify { yield &values.rpEnumeration }
-    }
-    /// The credentials enumerateCredentialsGetNextCredential still has to return.
-    var credentialEnumeration: [ResidentCredential]? {
-        get { box.values.credentialEnumeration }
-        _modify { yield &values.credentialEnumeration }
-    }
-    /// Whether the enumeration in progress was begun with the persistent (read-only) token.
-    var enumerationIsReadOnly: Bool {
-        get { box.values.enumerationIsReadOnly }
-        _modify { yield &values.enumerationIsReadOnly }
-    }
-    /// A large-blob array being written in fragments (authenticatorLargeBlobs set).
-    var largeBlobWrite: LargeBlobWrite? {
-        get { box.values.largeBlobWrite }
-        _modify { yield &values.largeBlobWrite }
-    }
-    /// When the card was powered (the reset window counts from here).
-    var poweredOnAt: CardInstant {
-        get { box.values.poweredOnAt }
-        _modify { yield &values.poweredOnAt }
-    }
-    /// Credential keys already made for signing, by credential ID (see `signingKey`).
-    var signingKeys: [ByteKey: (material: CredentialKeyMaterial, key: CredentialPrivateKey)] {
-        get { box.values.signingKeys }
-        _modify { yield &values.signingKeys }
-    }
-    /// Credential IDs already unwrapped, with the RP ID hash they were unwrapped for (see
-    /// `credential(id:rpIdHash:)`).
-    var unwrappedCredentials: [ByteKey: UnwrappedCredential] {
-        get { box.values.unwrappedCredentials }
-        _modify { yield &values.unwrappedCredentials }
-    }
-    /// The RP ID last hashed for a getAssertion, with its SHA-256 (see `rpIdHash(_:)`).
-    var lastRPIDHash: (rpId: String, hash: [UInt8])? {
-        get { box.values.lastRPIDHash }
-        _modify { yield &values.lastRPIDHash }
     }
 
     /// A session that starts at `now`: each protocol in `protocols` initialised (a new key
@@ -136,35 +91,36 @@ public struct AuthenticatorSession: Sendable {
     /// Only what is there is cleared, so a command that continues nothing leaves the session
     /// shared with the copy kept to put it back.
     mutating func forgetContinuations(before command: CTAPCommand?) {
-        if command != .getNextAssertion && box.values.pendingAssertions != nil { pendingAssertions = nil }
+        if command != .getNextAssertion && box.values.pendingAssertions != nil { self.pendingAssertions = nil }
         if command != .credentialManagement && command != .credentialManagementPreview
             && (box.values.rpEnumeration != nil || box.values.credentialEnumeration != nil) {
-            rpEnumeration = nil
-            credentialEnumeration = nil
+            self.rpEnumeration = nil
+            self.credentialEnumeration = nil
         }
-        if command != .largeBlobs && box.values.largeBlobWrite != nil { largeBlobWrite = nil }
+        if command != .largeBlobs && box.values.largeBlobWrite != nil { self.largeBlobWrite = nil }
     }
 
     /// The pieces of volatile state by name, for tests that check a power cycle clears each.
     public var inventory: [(name: String, isInitial: Bool)] {
-        [
-            ("pinUvAuthToken", !token.inUse),
-            ("consecutivePINFailures", consecutivePINFailures == 0),
-            ("pendingAssertions", pendingAssertions == nil),
-            ("rpEnumeration", rpEnumeration == nil),
-            ("credentialEnumeration", credentialEnumeration == nil),
-            ("largeBlobWrite", largeBlobWrite == nil),
-            ("credentialCache", signingKeys.isEmpty && unwrappedCredentials.isEmpty && lastRPIDHash == nil),
+        let values = box.values
+        return [
+            ("pinUvAuthToken", !values.token.inUse),
+            ("consecutivePINFailures", values.consecutivePINFailures == 0),
+            ("pendingAssertions", values.pendingAssertions == nil),
+            ("rpEnumeration", values.rpEnumeration == nil),
+            ("credentialEnumeration", values.credentialEnumeration == nil),
+            ("largeBlobWrite", values.largeBlobWrite == nil),
+            ("credentialCache", values.signingKeys.isEmpty && values.unwrappedCredentials.isEmpty && values.lastRPIDHash == nil),
         ]
     }
 
     /// `resetPinUvAuthToken()` for every protocol: new token values, and the token state back to
     /// its initial values (CTAP 2.1 §6.5.5.7 step "for all pinUvAuthProtocols").
     mutating func resetTokens(random: inout CardRandom) {
-        for number in protocols.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-            protocols[number]?.token = random.bytes(32)
+        for number in self.protocols.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            self.protocols[number]?.token = random.bytes(32)
         }
-        token = PINUVAuthTokenState()
+        self.token = PINUVAuthTokenState()
     }
 }
 
