@@ -13,12 +13,16 @@ extension CardModel {
     /// any but writing ── powerOff ──► unpowered        any but writing ── leaveField ──► outOfField
     /// outOfField ── powerOn, or a request straight to the authenticator ──► idle   (APDUs: silence)
     /// ```
+    /// Off (unpowered, outOfField) is the authenticator's record, not the model's: the phase of a
+    /// card whose authenticator has no session is one of those two, whatever else was going on.
+    ///
     /// Nothing but ``CardModel/finishWrite(succeeded:)`` can happen while writing: the answer may
     /// not leave, and the power may not change, before the changes are durable. Such an input is
     /// impossible for a caller that performs the actions it is given, so it is a precondition
     /// failure that names the phase.
     enum Phase: CustomStringConvertible {
-        /// Off: after ``CardModel/powerOff(at:)``, the authenticator has no session. APDUs still
+        /// Off: the authenticator has no session (``Authenticator/isPowered``), as after
+        /// ``CardModel/powerOff(at:)``. APDUs still
         /// reach the front (power-off cleared it), and the first command that reaches the
         /// authenticator powers the card up at its time: it answers as a card just tapped.
         case unpowered
@@ -30,11 +34,13 @@ extension CardModel {
         /// going on.
         case working(until: CardInstant)
         /// A command's changes are being made durable (``CardAction/persist(_:for:faultActs:)``).
-        case writing(PendingWrite)
+        /// Boxed (`indirect`), as the wait below: the phase is read for every input, and
+        /// inline these made every phase as large as a command's whole outcome.
+        indirect case writing(PendingWrite)
         /// A command stopped at its test of user presence and waits for the person's answer
         /// (``CardAction/awaitPresence(_:until:mayDefer:)``): the driver waits for it, or the host
         /// polls and is answered `9100` UPNEEDED meanwhile.
-        case awaitingPresence(PresenceWait)
+        indirect case awaitingPresence(PresenceWait)
         /// The card left the field on its own (an injected fault): no answer until powered again.
         case outOfField
 
@@ -71,22 +77,6 @@ extension CardModel {
             case u2f(U2FCommandOutcome)
             /// A U2F command straight to the authenticator.
             case directU2F(U2FCommandOutcome)
-
-            /// The changes to make durable.
-            var changes: [CardMutation] {
-                switch self {
-                case .ctap(let outcome), .direct(let outcome): outcome.changes
-                case .u2f(let outcome), .directU2F(let outcome): outcome.changes
-                }
-            }
-
-            /// What the armed faults did in the command.
-            var faultActs: [FaultAct] {
-                switch self {
-                case .ctap(let outcome), .direct(let outcome): outcome.faultActs
-                case .u2f(let outcome), .directU2F(let outcome): outcome.faultActs
-                }
-            }
 
             /// Whether the command came straight to the authenticator, bypassing the front.
             var isDirect: Bool {

@@ -21,8 +21,18 @@ public struct CardModel {
     public private(set) var front: CardFront
     /// How long operations take (``TimingProfile/off``: as fast as possible).
     public var timing: TimingProfile = .off
-    /// Where the card is in its life; only the transitions below change it.
-    private(set) var phase: Phase = .idle
+    /// Where the card is in its life; only the transitions below change it. Whether it is
+    /// powered is the authenticator's alone (its session: ``Authenticator/isPowered``), so the
+    /// phase reads it there instead of keeping it a second time: off is ``Phase/unpowered``, or
+    /// ``Phase/outOfField`` once it left the field by itself; powered, it is what it is doing.
+    var phase: Phase {
+        guard authenticator.isPowered else { return leftField ? .outOfField : .unpowered }
+        return activity
+    }
+    /// What the powered card is doing: idle, working, writing or waiting for the person.
+    private var activity: Phase = .idle
+    /// The card, off, left the field by itself (an injected fault) rather than being powered off.
+    private var leftField = false
 
     /// A card made of `authenticator` behind a front with `frontOptions`, powered and idle.
     public init(authenticator: Authenticator, frontOptions: CardFront.Options = .init()) {
@@ -71,7 +81,8 @@ public struct CardModel {
     /// field that powers it). The front needs no reset then: power-off cleared it.
     private mutating func powerUp(at now: CardInstant) {
         authenticator.powerOn(at: now)
-        phase = .idle
+        activity = .idle
+        leftField = false
     }
 
     /// Before a command reaches the authenticator: a card that is off or out of the field powers
@@ -90,14 +101,15 @@ public struct CardModel {
         requireNoWrite("the card lost power")
         front.powerCycle()
         authenticator.powerOff(at: now)
-        phase = .unpowered
+        activity = .idle
+        leftField = false
     }
 
     /// The card left the field on its own (an injected fault): it loses power and answers
     /// nothing until it is powered again.
     public mutating func leaveField(at now: CardInstant) {
         powerOff(at: now)
-        phase = .outOfField
+        leftField = true
     }
 
     /// Every piece of volatile state by name, each with whether it is as after power-up.
@@ -124,7 +136,7 @@ public struct CardModel {
         // with it. Any APDU but a poll (another command, a cancel) drops it at the front, and so
         // the work on it, or the prompt for it, ends here too.
         if phase.isOnDeferredRequest, !front.holdsDeferredRequest {
-            if case .command(.ctapPoll) = step {} else { phase = .idle }
+            if case .command(.ctapPoll) = step {} else { activity = .idle }
         }
         let command: CardFront.Command
         switch step {
@@ -150,10 +162,10 @@ public struct CardModel {
                 // The client polls for this request: the card works on it for its time first.
                 let duration = workTime(of: request)
                 guard duration == .zero else {
-                    phase = .working(until: now.advanced(by: duration))
+                    activity = .working(until: now.advanced(by: duration))
                     return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work, faultActs: [])
                 }
-                phase = .idle
+                activity = .idle
             }
             return run(.front(request, polled: mayDefer, paid: false), in: environment, work: work)
         case .ctapPoll(let request):
@@ -165,7 +177,7 @@ public struct CardModel {
             if now < until {
                 return .respond(front.complete(.deferred(polls: 0)).bytes, ran: nil, work: work, faultActs: [])
             }
-            phase = .idle
+            activity = .idle
             return run(.front(request, polled: true, paid: true), in: environment, work: work)
         case .u2fRegister, .u2fAuthenticate:
             powerUpForCommand(at: now, "a U2F command")
@@ -203,14 +215,19 @@ public struct CardModel {
         let command: CardCommand
         let ran: Bool
         let prompt: PresencePrompt?
+        // Taken from the outcome here, where it is at hand: read through the kind, each copied
+        // the whole outcome.
+        let changes: [CardMutation], faultActs: [FaultAct]
         // A command straight to the authenticator while the host polls for a prompt withdraws it.
-        if case .awaitingPresence = phase { phase = .idle }
+        if case .awaitingPresence = phase { activity = .idle }
         switch request {
         case .front(let bytes, _, _), .direct(let bytes):
             let outcome = authenticator.process(bytes, in: environment)
             command = .ctap(bytes.first ?? 0)
             ran = outcome.ran
             prompt = outcome.awaitsPresence
+            changes = outcome.changes
+            faultActs = outcome.faultActs
             if case .front(_, _, let paid) = request {
                 if outcome.ran && !paid { work += workTime(of: bytes) }
                 kind = .ctap(outcome)
@@ -233,6 +250,8 @@ public struct CardModel {
             }
             ran = true
             prompt = outcome.awaitsPresence
+            changes = outcome.changes
+            faultActs = outcome.faultActs
             if case .frontU2F = request {
                 work += timing.duration(of: command, request: [])
                 kind = .u2f(outcome)
@@ -244,30 +263,33 @@ public struct CardModel {
             let now = environment.now
             let wait = PresenceWait(request: request, prompt: prompt, since: now,
                                     deadline: now.advanced(by: presenceTimeout), work: work)
-            phase = .awaitingPresence(wait)
+            activity = .awaitingPresence(wait)
             return .awaitPresence(prompt, until: wait.deadline, mayDefer: wait.mayDefer)
         }
-        return conclude(kind, command: command, ran: ran ? command : nil, work: work)
+        return conclude(kind, changes: changes, faultActs: faultActs, command: command, ran: ran ? command : nil,
+                        work: work)
     }
 
-    /// The one "answer or write" of a command that ran: with no changes its answer goes at once,
-    /// else the card goes into ``Phase/writing(_:)`` and its changes are made durable first.
-    private mutating func conclude(_ kind: PendingWrite.Kind, command: CardCommand, ran: CardCommand?,
-                                   work: Duration) -> CardAction {
-        guard kind.changes.isEmpty else {
-            return write(kind.changes, PendingWrite(command: command, kind: kind, work: work, workingUntil: workingUntil),
-                         faultActs: kind.faultActs)
+    /// The one "answer or write" of a command that ran: with no `changes` (its kind's) its answer
+    /// goes at once, else the card goes into ``Phase/writing(_:)`` and its changes are made
+    /// durable first.
+    private mutating func conclude(_ kind: consuming PendingWrite.Kind, changes: [CardMutation], faultActs: [FaultAct],
+                                   command: CardCommand, ran: CardCommand?, work: Duration) -> CardAction {
+        guard changes.isEmpty else {
+            return write(changes, PendingWrite(command: command, kind: kind, work: work, workingUntil: workingUntil),
+                         faultActs: faultActs)
         }
-        return .respond(answer(kind, command: command, durable: true), ran: ran, work: work, faultActs: kind.faultActs)
+        return .respond(answer(kind, command: command, durable: true), ran: ran, work: work, faultActs: faultActs)
     }
 
     /// A finished command's answer as it leaves the card: through the front (its framing) or
     /// straight (status + CBOR; U2F data + status word). A command that goes on after a write
     /// (a PIN check) has none yet: ``finishWrite(succeeded:)`` takes it on.
-    private mutating func answer(_ kind: PendingWrite.Kind, command: CardCommand, durable: Bool) -> [UInt8] {
-        switch kind {
+    private mutating func answer(_ kind: consuming PendingWrite.Kind, command: CardCommand, durable: Bool) -> [UInt8] {
+        let direct = kind.isDirect
+        switch consume kind {
         case .ctap(let outcome), .direct(let outcome):
-            return framed(Self.answer(authenticator.finish(outcome, durable: durable)), direct: kind.isDirect, command: command)
+            return framed(Self.answer(authenticator.finish(outcome, durable: durable)), direct: direct, command: command)
         case .u2f(let outcome):
             return front.complete(.u2f(Self.statusOf(authenticator.finish(outcome, durable: durable)))).bytes
         case .directU2F(let outcome):
@@ -303,7 +325,7 @@ public struct CardModel {
     public mutating func answerPresence(approved: Bool) {
         guard case .awaitingPresence(var wait) = phase else { return }
         wait.answer = approved
-        phase = .awaitingPresence(wait)
+        activity = .awaitingPresence(wait)
     }
 
     /// After ``CardAction/awaitPresence(_:until:mayDefer:)``, once the driver has asked: the command
@@ -316,7 +338,7 @@ public struct CardModel {
         if let approved = wait.answer { return rerun(wait, approved: approved, in: environment) }
         if wait.mayDefer && !givingUp && environment.now < wait.deadline {
             wait.deferred = true
-            phase = .awaitingPresence(wait)
+            activity = .awaitingPresence(wait)
             return .respond(front.complete(.awaitingUser).bytes, ran: nil, work: wait.work, faultActs: [])
         }
         return timeOut(wait)
@@ -333,7 +355,7 @@ public struct CardModel {
     /// The waiting command again, with the person's answer (its time counted once more from here).
     private mutating func rerun(_ wait: PresenceWait, approved: Bool, in environment: CommandEnvironment,
                                 work: Duration? = nil) -> CardAction {
-        phase = .idle
+        activity = .idle
         var answered = environment
         answered.presence = approved ? .present : .declined
         switch wait.request {
@@ -345,7 +367,7 @@ public struct CardModel {
 
     /// The person never answered: CTAP2_ERR_USER_ACTION_TIMEOUT (U2F: `6985`), nothing changed.
     private mutating func timeOut(_ wait: PresenceWait) -> CardAction {
-        phase = .idle
+        activity = .idle
         let timeout = [CTAPStatus.userActionTimeout.rawValue]
         let bytes: [UInt8] = switch wait.request {
         case .front: front.complete(.ctap(timeout)).bytes
@@ -358,7 +380,7 @@ public struct CardModel {
 
     /// Into ``Phase/writing(_:)``: the caller makes `changes` durable, then calls ``finishWrite(succeeded:)``.
     private mutating func write(_ changes: [CardMutation], _ pending: PendingWrite, faultActs: [FaultAct]) -> CardAction {
-        phase = .writing(pending)
+        activity = .writing(pending)
         return .persist(changes, for: pending.command, faultActs: faultActs)
     }
 
@@ -367,7 +389,7 @@ public struct CardModel {
     /// card as before the command and answers CTAP1_ERR_OTHER (U2F: `6A80`, as the card always did).
     public mutating func finishWrite(succeeded: Bool) -> CardAction {
         guard case .writing(let pending) = phase else { preconditionFailure("finishWrite while \(phase): no write is pending") }
-        phase = pending.phaseAfter
+        activity = pending.phaseAfter
         defer { syncFront() }
         // A command that goes on once its first changes are durable (a PIN check) writes again.
         switch pending.kind {

@@ -296,7 +296,8 @@ public final class VirtualCard {
             failure = CardWriteFailure(command: command, changes: changes, reason: "an injected torn write")
         } else {
             do {
-                try storage.commit(changes)
+                // The state before the changes: the model applies them once they are durable.
+                try storage.commit(changes, onto: model.authenticator.state)
                 if let upkeep = storage.takeUpkeepFailure() {
                     report(CardWriteFailure(command: command, changes: changes, reason: "\(upkeep)", changeKept: true))
                 }

@@ -25,7 +25,10 @@ public struct Authenticator {
     public let entropy: CardEntropy
     /// The card's non-volatile memory, as last made durable.
     public internal(set) var memory: CardMemory
-    /// What the card forgets when it leaves the field.
+    /// What the card forgets when it leaves the field: from ``powerOff(at:)`` to the next
+    /// ``powerOn(at:)``, ``AuthenticatorSession/unpowered(at:)`` (nothing initialised, nothing held).
+    /// It alone says whether the card is powered (``isPowered``), for the authenticator and for
+    /// the card model around it.
     public internal(set) var session: AuthenticatorSession
     var random: CardRandom
     /// The command being processed, what the world says meanwhile and what it has noted so far:
@@ -45,6 +48,7 @@ public struct Authenticator {
         self.attestation = attestation
         self.enterpriseAttestation = enterpriseAttestation
         self.entropy = entropy
+        judgesAhead = profile.behaviour.judgesAhead
         random = CardRandom(entropy)
         if let state {
             memory = CardMemory(state: state)
@@ -58,6 +62,9 @@ public struct Authenticator {
 
     /// Whether this card was made blank by ``init`` (its memory is not stored anywhere yet).
     public let isBlank: Bool
+    /// Whether the profile judges requests before their usual reading (``CardBehaviour/judgesAhead``),
+    /// known once: asking the behaviour copied all of it for every command.
+    private let judgesAhead: Bool
 
     /// The card's non-volatile state.
     public var state: CardState { memory.state }
@@ -67,15 +74,13 @@ public struct Authenticator {
     /// The card entered the field (or its field was reset): each protocol initialised afresh.
     public mutating func powerOn(at now: CardInstant) {
         session = AuthenticatorSession(at: now, protocols: profile.pinUvAuthProtocols, random: &random)
-        isPowered = true
     }
 
     /// The card left the field: tokens, key-agreement keys, the consecutive-failure count and
     /// pending assertion/enumeration/large-blob state are gone. Nothing is drawn: the next
     /// power-on initialises the protocols.
     public mutating func powerOff(at now: CardInstant) {
-        session = AuthenticatorSession(at: now, protocols: [], random: &random)
-        isPowered = false
+        session = .unpowered(at: now)
     }
 
     /// False from ``powerOff(at:)`` to the next ``powerOn(at:)``. A command can reach a card only
@@ -83,7 +88,7 @@ public struct Authenticator {
     /// handing it a command: the card model does, for a command that arrives at a card that is off
     /// (a vpcd client that sends an APDU without powering the card first), which is then answered
     /// as by a card just tapped.
-    public private(set) var isPowered = true
+    public var isPowered: Bool { session.isPowered }
 
     /// Why a command cannot run now (see ``isPowered``).
     static let unpoweredCommand = "a command reached the authenticator while it was off: power it on first"
@@ -97,12 +102,7 @@ public struct Authenticator {
         guard let commandByte = request.first else { return CommandOutcome(response: [CTAPStatus.invalidLength.rawValue], changes: []) }
         let rollback = CommandOutcome.Rollback(session: session, random: random)
         let command = CTAPCommand(rawValue: commandByte)
-        if command != .getNextAssertion { session.pendingAssertions = nil }
-        if command != .credentialManagement && command != .credentialManagementPreview {
-            session.rpEnumeration = nil
-            session.credentialEnumeration = nil
-        }
-        if command != .largeBlobs { session.largeBlobWrite = nil }
+        session.forgetContinuations(before: command)
         if !environment.faults.isEmpty {
             var faults = environment.faults
             if let injected = faults.ctapStatus(insteadOf: .ctap(commandByte)) {
@@ -188,7 +188,7 @@ public struct Authenticator {
                                  changes: inout [CardMutation]) throws(CTAPStatus) -> ResponseBody {
         guard profile.supportsCTAP2, let command else { throw .invalidCommand }
         // The profile's judging order first (Judging/): the body as the usual reading gets it.
-        let body = try judged(command, body: sent)
+        let body = judgesAhead ? try judged(command, body: sent) : sent
         switch command {
         case .getInfo:
             try requireEmpty(body)
@@ -242,12 +242,13 @@ public struct Authenticator {
     /// repeats). How the counter moves is the profile's (behaviour.signatureCounter): up a fixed step, up a
     /// random step, or not at all (always 0).
     mutating func takeSignatureCounter(changes: inout [CardMutation]) -> UInt32 {
-        let behaviour = profile.behaviour
+        // The behaviour's members read in place: a copy of the whole behaviour per signature shows.
         let step: UInt32
-        switch behaviour.signatureCounter {
+        let largestStep = profile.behaviour.signatureCounterStep
+        switch profile.behaviour.signatureCounter {
         case .zero: return 0
-        case .global: step = UInt32(behaviour.signatureCounterStep)
-        case .randomStep: step = 1 + UInt32(random.bytes(2).reduce(0) { $0 << 8 | Int($1) } % behaviour.signatureCounterStep)
+        case .global: step = UInt32(largestStep)
+        case .randomStep: step = 1 + UInt32(random.bytes(2).reduce(0) { $0 << 8 | Int($1) } % largestStep)
         }
         // Past UInt32.max the counter wraps to 0, as with a step of 1.
         let (sum, overflow) = (running?.counterInUse ?? memory.signatureCounter).addingReportingOverflow(step)

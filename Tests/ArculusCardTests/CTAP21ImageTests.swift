@@ -149,7 +149,7 @@ struct CTAP21ImageTests {
             file.compactionThreshold = 0
             var compacted = false
             for _ in 0..<20 where !compacted {
-                try file.commit([.setLargeBlobArray(issued.state.largeBlobArray)])
+                try file.commit([.setLargeBlobArray(issued.state.largeBlobArray)], onto: issued.state)
                 compacted = try Array(Data(contentsOf: URL(fileURLWithPath: path))) == CardImageFormat.encode(issued.state)
             }
             #expect(compacted, "the image is one snapshot of the state")
@@ -204,7 +204,7 @@ struct CTAP21ImageTests {
             file.compactionThreshold = Int.max
             try file.save(expected)
             for mutation in try Self.allMutations() {
-                try file.commit([mutation])
+                try file.commit([mutation], onto: expected)
                 expected.apply(mutation)
             }
             if compact { try file.save(expected) }
@@ -216,7 +216,7 @@ struct CTAP21ImageTests {
         let reopened = try CardImageFile(path: path)
         #expect(try reopened.load() == expected)
         // Forgetting the persistent token is a change too.
-        try reopened.commit([.setPersistentToken(nil)])
+        try reopened.commit([.setPersistentToken(nil)], onto: expected)
         expected.apply(.setPersistentToken(nil))
         #expect(try CardImageFormat.state(fromImage: Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path) == expected)
     }

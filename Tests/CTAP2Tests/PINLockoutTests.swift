@@ -19,7 +19,7 @@ final class RecordingStorage: CardStorage {
     }
 
     /// Records the state each commit leads to, as a snapshotting store would hold it.
-    func commit(_ mutations: [CardMutation]) throws(CardImageError) {
+    func commit(_ mutations: [CardMutation], onto _: CardState) throws(CardImageError) {
         if failSaves { throw CardImageError(path: "(test)", reason: .io("refused by the test")) }
         guard var state = saved.last else { throw CardImageError(path: "(test)", reason: .io("no state")) }
         for mutation in mutations { state.apply(mutation) }

@@ -95,7 +95,7 @@ struct CardImageDurabilityTests {
             rig.file.compactionThreshold = 0
             let mutation = CardMutation.addCredential(credential(1, userName: String(repeating: "u", count: 2000)))
             new.apply(mutation)
-            try rig.file.commit([mutation])
+            try rig.file.commit([mutation], onto: Rig.old)
             // The change is durable in the journal before the compaction starts.
             #expect(rig.position(.fdatasync("card.img")) < rig.position(.open("card.img.tmp", creating: true)))
         }
@@ -121,7 +121,7 @@ struct CardImageDurabilityTests {
                                          [.setSignatureCounter(3), .setPINRetries(8)], [.removeCredential(id: credential(1).id)]]
         for change in changes {
             rig.fileSystem.clearLog()
-            try rig.file.commit(change)
+            try rig.file.commit(change, onto: expected)
             change.forEach { expected.apply($0) }
             let calls = rig.fileSystem.calls
             let write = try #require(calls.lastIndex { if case .pwrite("card.img", _, _) = $0 { true } else { false } })
@@ -196,7 +196,7 @@ struct CardImageDurabilityTests {
         #expect(try rig.onDisk() == (failure.loadsNew ? new : Rig.old))
         #expect(try rig.contents() == ["card.img"], "a failed save leaves no temporary file")
         // The image stays usable.
-        try rig.file.commit([.setPINRetries(6)])
+        try rig.file.commit([.setPINRetries(6)], onto: failure.loadsNew ? new : Rig.old)
         #expect(try rig.onDisk().pinRetries == 6)
     }
 
@@ -215,11 +215,11 @@ struct CardImageDurabilityTests {
         let rig = try Rig(tornTail: failure.tornTail)
         let change = CardMutation.addCredential(credential(1))
         rig.fileSystem.fault = failure.fault
-        expectError(.io(failure.reason(rig.path)), path: rig.path) { () throws(CardImageError) in try rig.file.commit([change]) }
+        expectError(.io(failure.reason(rig.path)), path: rig.path) { () throws(CardImageError) in try rig.file.commit([change], onto: Rig.old) }
         #expect(rig.fileSystem.fault == nil, "the fault was never reached")
         #expect(try rig.onDisk() == Rig.old, "a change the card reported as failed is in the image")
         // The retry is stored once.
-        try rig.file.commit([change])
+        try rig.file.commit([change], onto: Rig.old)
         #expect(try rig.onDisk().residentCredentials == [credential(1)])
     }
 
@@ -235,7 +235,7 @@ struct CardImageDurabilityTests {
         rig.file.compactionThreshold = 0
         let change = CardMutation.addCredential(credential(1, userName: String(repeating: "u", count: 2000)))
         rig.fileSystem.fault = fault
-        try rig.file.commit([change])
+        try rig.file.commit([change], onto: Rig.old)
         #expect(rig.fileSystem.fault == nil, "the fault was never reached")
         #expect(rig.file.takeUpkeepFailure() == CardImageError(path: rig.path, reason: .io(failure.reason(rig.path))))
         #expect(rig.file.takeUpkeepFailure() == nil, "reported once")
@@ -245,7 +245,7 @@ struct CardImageDurabilityTests {
         #expect(try rig.contents() == ["card.img"])
         // The next change compacts; unless the failure came after the rename, when this one did.
         let alreadyCompacted = fault.file == "directory"
-        try rig.file.commit([.setPINRetries(6)])
+        try rig.file.commit([.setPINRetries(6)], onto: new)
         let image = alreadyCompacted ? CardImageFormat.encode(new) + CardImageFormat.journalRecord([.setPINRetries(6)]) : nil
         new.apply(.setPINRetries(6))
         #expect(try readFile(rig.path) == image ?? CardImageFormat.encode(new))

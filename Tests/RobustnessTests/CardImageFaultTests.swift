@@ -16,12 +16,12 @@ final class FailingStorage: CardStorage {
 
     func load() throws(CardImageError) -> CardState? { try inner.load() }
     func save(_ state: CardState) throws(CardImageError) { try inner.save(state) }
-    func commit(_ mutations: [CardMutation]) throws(CardImageError) {
+    func commit(_ mutations: [CardMutation], onto state: CardState) throws(CardImageError) {
         if let remaining = failAfter {
             guard remaining > 0 else { throw CardImageError(path: "(test)", reason: .io("injected write failure")) }
             failAfter = remaining - 1
         }
-        try inner.commit(mutations)
+        try inner.commit(mutations, onto: state)
     }
 }
 

@@ -41,10 +41,10 @@ final class RecordingImageStorage: CardStorage {
 
     func takeUpkeepFailure() -> CardImageError? { file.takeUpkeepFailure() }
 
-    func commit(_ mutations: [CardMutation]) throws(CardImageError) {
+    func commit(_ mutations: [CardMutation], onto state: CardState) throws(CardImageError) {
         let before = recording ? ((try? readFile(file.path)) ?? []) : []
         do {
-            try file.commit(mutations)
+            try file.commit(mutations, onto: state)
         } catch {
             if recording { steps.append(Step(mutations: mutations, before: before, after: (try? readFile(file.path)) ?? [], failed: true)) }
             throw error
@@ -86,7 +86,7 @@ final class PowerLossSession {
         var bytes = try readFile(path)
         let snapshot = Self.snapshotRecordLength(bytes)
         while bytes.count - CardImageFormat.headerLength - snapshot < snapshot {
-            try file.commit([.setSignatureCounter(state.signatureCounter)])
+            try file.commit([.setSignatureCounter(state.signatureCounter)], onto: state)
             bytes = try readFile(path)
         }
         file.compactionThreshold = bytes.count - CardImageFormat.headerLength - snapshot

@@ -9,7 +9,7 @@ import POSIXSupport
 /// A card image: the card's non-volatile memory in one file (``CardImageFormat``), as a snapshot
 /// followed by a journal.
 ///
-/// Every change is a journal record appended and `fdatasync`ed before ``commit(_:)`` returns, so
+/// Every change is a journal record appended and `fdatasync`ed before ``commit(_:onto:)`` returns, so
 /// before the card answers, and persisting a change costs the same however many credentials the
 /// card holds. The image is rewritten as one snapshot (compacted) when the journal outgrows the
 /// snapshot, and right after a change that retires a secret (a reset, a deleted credential, a new
@@ -56,8 +56,9 @@ public final class CardImageFile: CardStorage {
     private var identity: FileStatus.Identity
     /// This open created the file and nothing was saved in it yet: it goes when the image is closed.
     private var createdEmpty: Bool
-    /// The current state, as stored (kept to write snapshots when compacting).
-    private var state: CardState?
+    /// Whether the image holds a card (loaded from a non-empty file, or saved): only then can a
+    /// change be committed. The state itself is the card's; a commit is given it.
+    private var holdsCard = false
     /// The file's format version (an older one is rewritten before the first append).
     private var version = CardImageFormat.formatVersion
     /// Bytes of the file that hold valid records; anything after is a torn tail.
@@ -147,12 +148,12 @@ public final class CardImageFile: CardStorage {
         fileLength = bytes.count
         guard !bytes.isEmpty else {
             // An empty file (one just created, or made with `touch`): a new card.
-            state = nil
+            holdsCard = false
             validLength = 0
             return nil
         }
         let image = try CardImageFormat.decode(bytes, path: path)
-        state = image.state
+        holdsCard = true
         version = image.version
         validLength = image.validLength
         snapshotLength = image.snapshotLength
@@ -208,7 +209,7 @@ public final class CardImageFile: CardStorage {
         descriptor = temporary.descriptor
         identity = newIdentity
         createdEmpty = false
-        self.state = state
+        holdsCard = true
         version = CardImageFormat.formatVersion
         validLength = bytes.count
         fileLength = bytes.count
@@ -223,8 +224,13 @@ public final class CardImageFile: CardStorage {
         }
     }
 
-    public func commit(_ mutations: [CardMutation]) throws(CardImageError) {
-        guard let current = state else { throw error(.io("commit before the card image was created")) }
+    /// Appends `mutations`, the changes to `current` (the state this image holds, as the card
+    /// holds it), as one journal record; then compacts when due. A snapshot — the upgrade of an
+    /// older format, a change too long for an append, a compaction — is written from `current`
+    /// (with the change applied, for the last two): only then is the change applied here too, on
+    /// a scratch copy, as encoding the snapshot visits every credential anyway.
+    public func commit(_ mutations: [CardMutation], onto current: CardState) throws(CardImageError) {
+        guard holdsCard else { throw error(.io("commit before the card image was created")) }
         upkeepFailure = nil
         // An image of an older format gets this format's snapshot before this format's record.
         if version != CardImageFormat.formatVersion { try save(current) }
@@ -242,9 +248,7 @@ public final class CardImageFile: CardStorage {
         let record = CardImageFormat.journalRecord(mutations)
         guard record.count <= CardImageFormat.maximumAppendLength else {
             // Longer than an append may be (a torn tail is never longer): a snapshot instead.
-            var next = current
-            for mutation in mutations { next.apply(mutation) }
-            try save(next)
+            try save(Self.applying(mutations, to: current))
             return
         }
         do {
@@ -257,16 +261,14 @@ public final class CardImageFile: CardStorage {
         validLength += record.count
         fileLength = validLength
         journalLength += record.count
-        // In place: a copy of the state would copy every credential (O(n) per change).
-        for mutation in mutations { state!.apply(mutation) }
         holdsRetiredSecrets = holdsRetiredSecrets || retires
         // The change is durable from here on, so the command must answer as done even when the
         // compaction fails (no room or no permission for the temporary file): reporting an error
         // would tell the host "not done" about a change the card keeps. It is reported as upkeep
         // that failed (``takeUpkeepFailure()``), and the next change retries.
-        if holdsRetiredSecrets || journalLength > max(compactionThreshold, snapshotLength), let state {
+        if holdsRetiredSecrets || journalLength > max(compactionThreshold, snapshotLength) {
             do {
-                try save(state)
+                try save(Self.applying(mutations, to: current))
             } catch {
                 upkeepFailure = error
             }
@@ -276,6 +278,13 @@ public final class CardImageFile: CardStorage {
     public func takeUpkeepFailure() -> CardImageError? {
         defer { upkeepFailure = nil }
         return upkeepFailure
+    }
+
+    /// `state` after `mutations`: the state a snapshot of a committed change holds.
+    private static func applying(_ mutations: [CardMutation], to state: CardState) -> CardState {
+        var next = state
+        for mutation in mutations { next.apply(mutation) }
+        return next
     }
 
     // MARK: - Opening

@@ -8,9 +8,11 @@ public protocol CardStorage: AnyObject {
     func load() throws(CardImageError) -> CardState?
     /// Stores a whole state (a new card, or state set directly by a test).
     func save(_ state: CardState) throws(CardImageError)
-    /// Makes `mutations` durable, all or none, applied to the state last loaded or saved.
-    func commit(_ mutations: [CardMutation]) throws(CardImageError)
-    /// Why the upkeep after the last successful ``commit(_:)`` failed, once, if it did: the
+    /// Makes `mutations` durable, all or none: the changes the card makes to `state`, its memory
+    /// as last loaded, saved or committed here. The card holds that state; the storage keeps no
+    /// copy of it to apply the changes to a second time.
+    func commit(_ mutations: [CardMutation], onto state: CardState) throws(CardImageError)
+    /// Why the upkeep after the last successful ``commit(_:onto:)`` failed, once, if it did: the
     /// change itself is durable, but the image could not be compacted, or still holds a secret
     /// the change retired, until a later write succeeds (``CardImageFile``). ``VirtualCard``
     /// reports it as a write failure that kept the change.
@@ -38,7 +40,9 @@ public final class InMemoryStorage: CardStorage {
         saveCount += 1
     }
 
-    public func commit(_ mutations: [CardMutation]) throws(CardImageError) {
+    /// The changes, applied to the stored state (this storage is the card's memory itself, so it
+    /// holds the state; `onto` is the same state, as the card holds it).
+    public func commit(_ mutations: [CardMutation], onto _: CardState) throws(CardImageError) {
         guard state != nil else {
             throw CardImageError(path: "(in memory)", reason: .io("commit before the card was created"))
         }

@@ -78,6 +78,6 @@ final class AuthenticatorUnderTest {
 
     private func write(_ changes: [CardMutation]) -> Bool {
         guard !changes.isEmpty else { return true }
-        return (try? storage.commit(changes)) != nil
+        return (try? storage.commit(changes, onto: authenticator.state)) != nil
     }
 }
