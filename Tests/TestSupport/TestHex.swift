@@ -23,7 +23,7 @@ public enum TestHex {
 
 /// The bytes a test wrote in hex (spaces allowed). Test data is written by hand, so hex that does
 /// not parse is a mistake in the test: it stops the run, naming the text and the line.
-public func hex(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> [UInt8] {
+public func hex(_ text: String, file: StaticString = #file, line: UInt = #line) -> [UInt8] {
     guard let bytes = TestHex.bytes(text) else { preconditionFailure("not hex: \(text)", file: file, line: line) }
     return bytes
 }
