@@ -13,76 +13,52 @@ import Synchronization
 /// `domain` is a host name (HTTPS is implied) or a whole base URL such as
 /// `http://127.0.0.1:8080` for a local test server. The origin put in clientDataJSON is the
 /// server's own: scheme, host and port of that base.
+///
+/// The settings below (``Settings``) read and change as the server's own properties
+/// (`fidoServer.timeout = 10`); a lock guards them, so a server may be shared.
+@dynamicMemberLookup
 public final class ArculusFidoServer: Sendable {
-    private struct Endpoints {
-        var registrationBegin = "fidoapi/certify/attestation/options"
-        var registrationComplete = "fidoapi/certify/attestation/result"
-        var authorizationBegin = "fidoapi/certify/assertion/options"
-        var authorizationComplete = "fidoapi/certify/assertion/result"
-        var timeout: Double = 30
-        var attestation = "direct"
-        var userVerification = "required"
+    /// What a server's properties hold, by name: `fidoServer.timeout` is ``timeout``.
+    public struct Settings: Sendable {
+        /// Registration phase 1 (default `fidoapi/certify/attestation/options`).
+        public var registrationBeginEndpoint = "fidoapi/certify/attestation/options"
+        /// Registration phase 3 (default `fidoapi/certify/attestation/result`).
+        public var registrationCompleteEndpoint = "fidoapi/certify/attestation/result"
+        /// Authentication phase 1 (default `fidoapi/certify/assertion/options`).
+        public var authorizationBeginEndpoint = "fidoapi/certify/assertion/options"
+        /// Authentication phase 3 (default `fidoapi/certify/assertion/result`).
+        public var authorizationCompleteEndpoint = "fidoapi/certify/assertion/result"
+        /// Seconds to wait for each HTTP answer (default 30).
+        public var timeout: Double = 30
+        /// The attestation the registration options request asks for (default `direct`: the card's
+        /// packed attestation, for a server that verifies it). The server's answer decides: when
+        /// its options say `none` (or say nothing, the conformance API's default), the SDK sends a
+        /// `none` attestation, as a browser does (WebAuthn §5.1.3 step 20).
+        public var attestation = "direct"
+        /// The `userVerification` both options requests ask for (default `required`: the SDK always
+        /// verifies the user with the card's PIN).
+        public var userVerification = "required"
     }
 
     /// The domain or base URL given at creation.
     public let domain: String
-    private let endpoints = Mutex(Endpoints())
+    private let settings = Mutex(Settings())
 
     /// A server at `domain`.
     public init(domain: String) {
         self.domain = domain
     }
 
-    /// Registration phase 1 (default `fidoapi/certify/attestation/options`).
-    public var registrationBeginEndpoint: String {
-        get { endpoints.withLock { $0.registrationBegin } }
-        set { endpoints.withLock { $0.registrationBegin = newValue } }
-    }
-
-    /// Registration phase 3 (default `fidoapi/certify/attestation/result`).
-    public var registrationCompleteEndpoint: String {
-        get { endpoints.withLock { $0.registrationComplete } }
-        set { endpoints.withLock { $0.registrationComplete = newValue } }
-    }
-
-    /// Authentication phase 1 (default `fidoapi/certify/assertion/options`).
-    public var authorizationBeginEndpoint: String {
-        get { endpoints.withLock { $0.authorizationBegin } }
-        set { endpoints.withLock { $0.authorizationBegin = newValue } }
-    }
-
-    /// Authentication phase 3 (default `fidoapi/certify/assertion/result`).
-    public var authorizationCompleteEndpoint: String {
-        get { endpoints.withLock { $0.authorizationComplete } }
-        set { endpoints.withLock { $0.authorizationComplete = newValue } }
-    }
-
-    /// Seconds to wait for each HTTP answer (default 30).
-    public var timeout: Double {
-        get { endpoints.withLock { $0.timeout } }
-        set { endpoints.withLock { $0.timeout = newValue } }
-    }
-
-    /// The attestation the registration options request asks for (default `direct`: the card's
-    /// packed attestation, for a server that verifies it). The server's answer decides: when
-    /// its options say `none` (or say nothing, the conformance API's default), the SDK sends a
-    /// `none` attestation, as a browser does (WebAuthn §5.1.3 step 20).
-    public var attestation: String {
-        get { endpoints.withLock { $0.attestation } }
-        set { endpoints.withLock { $0.attestation = newValue } }
-    }
-
-    /// The `userVerification` both options requests ask for (default `required`: the SDK always
-    /// verifies the user with the card's PIN).
-    public var userVerification: String {
-        get { endpoints.withLock { $0.userVerification } }
-        set { endpoints.withLock { $0.userVerification = newValue } }
+    /// One of the ``Settings``, read or changed under the lock.
+    public subscript<Value: Sendable>(dynamicMember setting: WritableKeyPath<Settings, Value>) -> Value {
+        get { settings.withLock { $0[keyPath: setting] } }
+        set { settings.withLock { $0[keyPath: setting] = newValue } }
     }
 
     /// The conformance API's ServerPublicKeyCredentialCreationOptionsRequest: a discoverable
     /// credential on a cross-platform authenticator, with the user verified.
     func creationOptionsRequest(username: String, displayName: String) -> JSONValue {
-        let (attestation, userVerification) = endpoints.withLock { ($0.attestation, $0.userVerification) }
+        let (attestation, userVerification) = settings.withLock { ($0.attestation, $0.userVerification) }
         return .object([
             "username": .string(username),
             "displayName": .string(displayName),
@@ -98,7 +74,7 @@ public final class ArculusFidoServer: Sendable {
 
     /// The conformance API's ServerPublicKeyCredentialGetOptionsRequest.
     func getOptionsRequest(username: String) -> JSONValue {
-        .object(["username": .string(username), "userVerification": .string(userVerification)])
+        .object(["username": .string(username), "userVerification": .string(self.userVerification)])
     }
 
     /// The base URL: `domain` when it has a scheme, else `https://domain`.

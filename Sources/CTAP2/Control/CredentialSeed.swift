@@ -1,4 +1,5 @@
 import CardCrypto
+import FIDOWire
 
 /// A credential to put on a card directly, without a makeCredential: the test-double way to
 /// start a test from a card that already knows a relying party's user.
