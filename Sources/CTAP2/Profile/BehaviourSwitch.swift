@@ -118,7 +118,7 @@ extension NamedSwitchValues {
     var isSwitchValue: Bool { true }
 }
 
-extension Bool: SwitchCodable, NamedSwitchValues {
+extension Bool: NamedSwitchValues {
     init?(switchValue: SwitchValue) {
         guard case .bool(let value) = switchValue else { return nil }
         self = value
@@ -154,7 +154,7 @@ extension Array: SwitchCodable where Element == String {
     var switchValue: SwitchValue { .list(self) }
 }
 
-extension StatusWord: SwitchCodable, NamedSwitchValues {
+extension StatusWord: NamedSwitchValues {
     /// Four hex digits, e.g. `6D00`.
     init?(switchValue: SwitchValue) {
         guard case .text(let text) = switchValue, text.count == 4, let raw = UInt16(text, radix: 16) else { return nil }
