@@ -23,14 +23,7 @@ public enum ControlChannelSocket {
     }
 
     /// A new `AF_UNIX` stream socket (close-on-exec), or -1.
-    static func makeSocket() -> Int32 {
-        #if canImport(Glibc)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        #else
-        let fd = socket(AF_UNIX, SOCK_STREAM, 0)
-        #endif
-        return fd
-    }
+    static func makeSocket() -> Int32 { POSIX.streamSocket(AF_UNIX) }
 
     /// `connect(2)` to `path`; errno on failure.
     static func connect(_ fd: Int32, to path: String) -> Int32? {
