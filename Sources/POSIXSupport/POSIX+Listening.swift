@@ -20,17 +20,23 @@ extension POSIX {
     /// `bind(2)` of `descriptor` to `address`, a `sockaddr_un`, `sockaddr_in`, … (the error names
     /// the call `call`).
     public static func bind<Address>(_ descriptor: Int32, to address: Address, call: String = "bind") throws(SystemCallError) {
-        var address = address
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                #if canImport(Glibc)
-                Glibc.bind(descriptor, socketAddress, socklen_t(MemoryLayout<Address>.size))
-                #else
-                Darwin.bind(descriptor, socketAddress, socklen_t(MemoryLayout<Address>.size))
-                #endif
-            }
+        let result = withSocketAddress(address) { socketAddress, length in
+            #if canImport(Glibc)
+            Glibc.bind(descriptor, socketAddress, length)
+            #else
+            Darwin.bind(descriptor, socketAddress, length)
+            #endif
         }
         guard result == 0 else { throw SystemCallError(call) }
+    }
+
+    /// `body`'s answer to `address` (a `sockaddr_un`, `sockaddr_in`, …) as the socket calls take
+    /// one: a `sockaddr` pointer and the address's length.
+    public static func withSocketAddress<Address, Answer>(_ address: Address,
+                                                          _ body: (UnsafePointer<sockaddr>, socklen_t) -> Answer) -> Answer {
+        withUnsafePointer(to: address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<Address>.size)) }
+        }
     }
 
     /// `listen(2)` on the bound `descriptor` with room for `backlog` connections waiting, then

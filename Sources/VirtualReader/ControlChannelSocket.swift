@@ -27,15 +27,13 @@ public enum ControlChannelSocket {
 
     /// `connect(2)` to `path`; errno on failure.
     static func connect(_ fd: Int32, to path: String) -> Int32? {
-        guard var address = address(path) else { return ENAMETOOLONG }
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                #if canImport(Glibc)
-                Glibc.connect(fd, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
-                #else
-                Darwin.connect(fd, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
-                #endif
-            }
+        guard let address = address(path) else { return ENAMETOOLONG }
+        let result = POSIX.withSocketAddress(address) { socketAddress, length in
+            #if canImport(Glibc)
+            Glibc.connect(fd, socketAddress, length)
+            #else
+            Darwin.connect(fd, socketAddress, length)
+            #endif
         }
         return result == 0 ? nil : errno
     }
