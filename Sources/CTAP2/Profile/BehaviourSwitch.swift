@@ -283,6 +283,23 @@ extension BehaviourSwitch {
         }
     }
 
+    /// A number switch taking the whole numbers in `range`.
+    init(_ group: Group, _ name: String, _ keyPath: WritableKeyPath<CardProfile, Int> & Sendable,
+         concern: String, range: ClosedRange<Int>, summary: String, room: String) {
+        self.init(group, name, keyPath, concern: concern, values: Self.words(range), summary: summary, room: room,
+                  accepts: { range.contains($0) })
+    }
+
+    /// A number switch taking the whole numbers in `range`, or null, which means `null`.
+    init(_ group: Group, _ name: String, _ keyPath: WritableKeyPath<CardProfile, Int?> & Sendable,
+         concern: String, nullMeans null: String, range: ClosedRange<Int>, summary: String, room: String) {
+        self.init(group, name, keyPath, concern: concern, values: "null (\(null)) or " + Self.words(range), summary: summary,
+                  room: room, accepts: { $0.map(range.contains) ?? true })
+    }
+
+    /// `1…256`.
+    private static func words(_ range: ClosedRange<Int>) -> String { "\(range.lowerBound)…\(range.upperBound)" }
+
     /// A switch held at `keyPath` whose values and check are its type's.
     init<V: NamedSwitchValues>(_ group: Group, _ name: String, _ keyPath: WritableKeyPath<CardProfile, V> & Sendable,
                                concern: String, summary: String, room: String) {
