@@ -74,11 +74,7 @@ public final class CardPageServer: @unchecked Sendable {
     public init(port: UInt16, cards: [CardPageCard], feeds: [CardPageFeed], workTimeout: Duration = .seconds(10),
                 secret: String? = nil) throws(SystemCallError) {
         precondition(cards.count == feeds.count, "one feed per card")
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let fd = POSIX.streamSocket(AF_INET)
         guard fd >= 0 else { throw SystemCallError("socket") }
         var yes: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -86,16 +82,10 @@ public final class CardPageServer: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
-            let error = SystemCallError("bind to 127.0.0.1:\(port)")
-            ControlChannelSocket.closeSocket(fd)
-            throw error
-        }
-        guard listen(fd, 16) == 0 else {
-            let error = SystemCallError("listen")
+        do {
+            try POSIX.bind(fd, to: address, call: "bind to 127.0.0.1:\(port)")
+            try POSIX.listen(fd)
+        } catch {
             ControlChannelSocket.closeSocket(fd)
             throw error
         }
@@ -103,7 +93,6 @@ public final class CardPageServer: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         listener = fd
         let authority = "127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
         self.authority = authority

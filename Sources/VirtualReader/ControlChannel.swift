@@ -122,31 +122,27 @@ public final class ControlChannel: @unchecked Sendable {
         self.requestTimeout = requestTimeout
         self.executor = executor
         self.respond = respond
-        guard var address = ControlChannelSocket.address(path) else {
+        guard let address = ControlChannelSocket.address(path) else {
             throw .socket("control socket path is too long for a Unix socket (at most 107 bytes): \(path)")
         }
         let fd = ControlChannelSocket.makeSocket()
         guard fd >= 0 else { throw .socket("cannot create a Unix socket: \(ControlChannelSocket.errorText(errno))") }
-        let previousMask = umask(0o177)
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        let bindError = errno
-        umask(previousMask)
-        guard bound == 0 else {
+        do {
+            let previousMask = umask(0o177)
+            defer { umask(previousMask) }
+            try POSIX.bind(fd, to: address)
+        } catch {
             ControlChannelSocket.closeSocket(fd)
-            throw .socket("cannot create the control socket \(path): \(ControlChannelSocket.errorText(bindError))")
+            throw .socket("cannot create the control socket \(path): \(ControlChannelSocket.errorText(error.code))")
         }
         chmod(path, 0o600)
-        guard listen(fd, 16) == 0 else {
-            let reason = ControlChannelSocket.errorText(errno)
+        do {
+            try POSIX.listen(fd)
+        } catch {
             ControlChannelSocket.closeSocket(fd)
             unlink(path)
-            throw .socket("cannot listen on the control socket \(path): \(reason)")
+            throw .socket("cannot listen on the control socket \(path): \(ControlChannelSocket.errorText(error.code))")
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var status = stat()
         _ = lstat(path, &status)
         socketIdentity = (UInt64(status.st_dev), UInt64(status.st_ino))

@@ -23,26 +23,17 @@ public enum ControlChannelSocket {
     }
 
     /// A new `AF_UNIX` stream socket (close-on-exec), or -1.
-    static func makeSocket() -> Int32 {
-        #if canImport(Glibc)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        #else
-        let fd = socket(AF_UNIX, SOCK_STREAM, 0)
-        #endif
-        return fd
-    }
+    static func makeSocket() -> Int32 { POSIX.streamSocket(AF_UNIX) }
 
     /// `connect(2)` to `path`; errno on failure.
     static func connect(_ fd: Int32, to path: String) -> Int32? {
-        guard var address = address(path) else { return ENAMETOOLONG }
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                #if canImport(Glibc)
-                Glibc.connect(fd, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
-                #else
-                Darwin.connect(fd, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
-                #endif
-            }
+        guard let address = address(path) else { return ENAMETOOLONG }
+        let result = POSIX.withSocketAddress(address) { socketAddress, length in
+            #if canImport(Glibc)
+            Glibc.connect(fd, socketAddress, length)
+            #else
+            Darwin.connect(fd, socketAddress, length)
+            #endif
         }
         return result == 0 ? nil : errno
     }

@@ -118,18 +118,7 @@ public final class CardImageFile: CardStorage {
             throw fail(.io("cannot open it: \(SystemCallError("open"))"))
         }
         defer { _ = systemClose(descriptor) }
-        let bytes: [UInt8]
-        do {
-            let status = try POSIX.status(of: descriptor)
-            if let problem = problem(of: status) { throw fail(problem) }
-            bytes = try POSIX.pread(descriptor, upTo: status.size, at: 0)
-        } catch let failure as CardImageError {
-            throw failure
-        } catch {
-            throw fail(.io("cannot read it: \(error)"))
-        }
-        if let problem = CardImageFormat.headerProblem(bytes.prefix(CardImageFormat.headerLength)) { throw fail(problem) }
-        return bytes
+        return try checkedRead(descriptor, on: POSIXFileSystem(), upTo: \.size, fail: fail).bytes
     }
 
     // MARK: - CardStorage
@@ -369,20 +358,31 @@ public final class CardImageFile: CardStorage {
             fileSystem.close(descriptor)
             return fail(reason)
         }
+        // Nothing is locked or written before the file is known to be a card image (or empty).
+        let status = try checkedRead(descriptor, on: fileSystem, upTo: { _ in CardImageFormat.headerLength }, fail: giveUp).status
+        return Opened(descriptor: descriptor, location: location, status: status, created: created)
+    }
+
+    /// The status of the file open at `descriptor` and its first bytes (`length` of them for that
+    /// status), checked as a card image's: a regular file of at most
+    /// ``CardImageFormat/maximumImageLength`` bytes, empty or starting with the magic of a version
+    /// this build reads. `fail` makes the error for a file that is none or cannot be read.
+    private static func checkedRead(_ descriptor: Int32, on fileSystem: CardImageFileSystem, upTo length: (FileStatus) -> Int,
+                                    fail: (CardImageError.Reason) -> CardImageError)
+        throws(CardImageError) -> (status: FileStatus, bytes: [UInt8]) {
         let status: FileStatus
-        let header: [UInt8]
+        let bytes: [UInt8]
         do {
             status = try fileSystem.status(of: descriptor)
-            if let problem = problem(of: status) { throw giveUp(problem) }
-            header = try fileSystem.pread(descriptor, upTo: CardImageFormat.headerLength, at: 0)
+            if let problem = problem(of: status) { throw fail(problem) }
+            bytes = try fileSystem.pread(descriptor, upTo: length(status), at: 0)
         } catch let failure as CardImageError {
             throw failure
         } catch {
-            throw giveUp(.io("cannot read it: \(error)"))
+            throw fail(.io("cannot read it: \(error)"))
         }
-        // Nothing is locked or written before the file is known to be a card image (or empty).
-        if let problem = CardImageFormat.headerProblem(header) { throw giveUp(problem) }
-        return Opened(descriptor: descriptor, location: location, status: status, created: created)
+        if let problem = CardImageFormat.headerProblem(bytes.prefix(CardImageFormat.headerLength)) { throw fail(problem) }
+        return (status, bytes)
     }
 
     /// Why the file `status` describes cannot be a card image (a device, too large), if it cannot.

@@ -105,12 +105,26 @@ protocol SwitchCodable: Equatable, Sendable {
     var switchValue: SwitchValue { get }
 }
 
-extension Bool: SwitchCodable {
+/// A switch type whose values its type alone names (true or false, a text enum's cases, an error
+/// status word): the catalogue's `values` and the check of a value, written once for the type.
+protocol NamedSwitchValues: SwitchCodable {
+    /// The values a switch of this type takes, as a person writes them.
+    static var switchValues: String { get }
+    /// Whether a switch of this type takes this value.
+    var isSwitchValue: Bool { get }
+}
+
+extension NamedSwitchValues {
+    var isSwitchValue: Bool { true }
+}
+
+extension Bool: NamedSwitchValues {
     init?(switchValue: SwitchValue) {
         guard case .bool(let value) = switchValue else { return nil }
         self = value
     }
     var switchValue: SwitchValue { .bool(self) }
+    static let switchValues = "true or false"
 }
 
 extension Int: SwitchCodable {
@@ -140,7 +154,7 @@ extension Array: SwitchCodable where Element == String {
     var switchValue: SwitchValue { .list(self) }
 }
 
-extension StatusWord: SwitchCodable {
+extension StatusWord: NamedSwitchValues {
     /// Four hex digits, e.g. `6D00`.
     init?(switchValue: SwitchValue) {
         guard case .text(let text) = switchValue, text.count == 4, let raw = UInt16(text, radix: 16) else { return nil }
@@ -148,13 +162,18 @@ extension StatusWord: SwitchCodable {
     }
     var switchValue: SwitchValue { .text(description) }
 
+    /// A status-word switch takes an error word a card may choose (a switch that takes more, such
+    /// as `9000`, names its values and check itself).
+    static let switchValues = "an error status word, 4 hex digits (SW1 64–6F but 6C)"
+    var isSwitchValue: Bool { isChoosableError }
+
     /// An error status word a card may choose (ISO/IEC 7816-4 §5.6: SW1 `64`–`6F`), but not
     /// `61xx`/`6Cxx`, whose SW2 is a count the front computes.
     var isChoosableError: Bool { (0x64...0x6F).contains(sw1) && sw1 != 0x6C }
 }
 
 /// A switch whose values are the cases of a text enum.
-protocol TextChoice: RawRepresentable<String>, CaseIterable, SwitchCodable {}
+protocol TextChoice: RawRepresentable<String>, CaseIterable, NamedSwitchValues {}
 
 extension TextChoice {
     init?(switchValue: SwitchValue) {
@@ -162,7 +181,7 @@ extension TextChoice {
         self = value
     }
     var switchValue: SwitchValue { .text(rawValue) }
-    static var choices: String { allCases.map(\.rawValue).joined(separator: " or ") }
+    static var switchValues: String { allCases.map(\.rawValue).joined(separator: " or ") }
 }
 
 extension CardBehaviour.ChainInterruption: TextChoice {}
@@ -262,5 +281,29 @@ extension BehaviourSwitch {
             profile[keyPath: keyPath] = typed
             return true
         }
+    }
+
+    /// A number switch taking the whole numbers in `range`.
+    init(_ group: Group, _ name: String, _ keyPath: WritableKeyPath<CardProfile, Int> & Sendable,
+         concern: String, range: ClosedRange<Int>, summary: String, room: String) {
+        self.init(group, name, keyPath, concern: concern, values: Self.words(range), summary: summary, room: room,
+                  accepts: { range.contains($0) })
+    }
+
+    /// A number switch taking the whole numbers in `range`, or null, which means `null`.
+    init(_ group: Group, _ name: String, _ keyPath: WritableKeyPath<CardProfile, Int?> & Sendable,
+         concern: String, nullMeans null: String, range: ClosedRange<Int>, summary: String, room: String) {
+        self.init(group, name, keyPath, concern: concern, values: "null (\(null)) or " + Self.words(range), summary: summary,
+                  room: room, accepts: { $0.map(range.contains) ?? true })
+    }
+
+    /// `1…256`.
+    private static func words(_ range: ClosedRange<Int>) -> String { "\(range.lowerBound)…\(range.upperBound)" }
+
+    /// A switch held at `keyPath` whose values and check are its type's.
+    init<V: NamedSwitchValues>(_ group: Group, _ name: String, _ keyPath: WritableKeyPath<CardProfile, V> & Sendable,
+                               concern: String, summary: String, room: String) {
+        self.init(group, name, keyPath, concern: concern, values: V.switchValues, summary: summary, room: room,
+                  accepts: { $0.isSwitchValue })
     }
 }

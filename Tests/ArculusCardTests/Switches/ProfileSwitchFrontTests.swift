@@ -35,6 +35,16 @@ struct ProfileSwitchFrontTests {
         return answers
     }
 
+    @Test("a profile with every switch at its default gives the front its own choices, and a switch set away from it reaches the front")
+    func defaultsAreTheFrontsOwn() throws {
+        var profile = CardProfile.default
+        profile.behaviour = CardBehaviour()
+        profile.departures = CardDepartures()
+        #expect(CardFront.Behaviour(profile: profile) == CardFront.Behaviour())
+        profile.behaviour.malformedAPDU = .claNotSupported
+        #expect(CardFront.Behaviour(profile: profile) != CardFront.Behaviour())
+    }
+
     @Test("unknownInstructionClass00 / 80 choose the word per class: 00 77 and U2F-less 00 02 get 6E00, 80 55 keeps 6D00")
     func unknownInstructionPerClass() throws {
         let profile = try switched { $0.behaviour.unknownInstructionClass00 = .claNotSupported }
