@@ -86,7 +86,7 @@ struct DiscoveryTests {
         let image = Self.scratch("profile-files.img")
         let big = Self.scratch("big-profile.json")
         defer { try? FileManager.default.removeItem(atPath: big) }
-        FileManager.default.createFile(atPath: big, contents: Data(repeating: 0x20, count: (1 << 20) + 1))
+        try #require(FileManager.default.createFile(atPath: big, contents: Data(repeating: 0x20, count: (1 << 20) + 1)))
         for (profile, reason) in [("/dev/zero", "is a character device, not a profile JSON file"),
                                   (big, "is \((1 << 20) + 1) bytes; a profile JSON file is at most 1048576 (1 MiB)")] {
             let sdk = ArculusFido(card: CardDiscovery(environment: ["ARCULUS_FIDO_CARD_IMAGE": image, "ARCULUS_FIDO_PROFILE": profile]).connector)
