@@ -101,7 +101,8 @@ struct MessageReadingTests {
 
     static let cases: [(String, [UInt8], Result<GetAssertionRequest, CTAPStatus>)] = [
         ("extensions, kept as sent", map([(1, "rp"), (2, .bytes(hash)), (4, .map(["hmac-secret": .bool(true)]))]),
-         .success(GetAssertionRequest(rpId: "rp", clientDataHash: hash, extensions: ExtensionsMap(tree: CBOREncoder.encode(["hmac-secret": .bool(true)]))))),
+         .success(GetAssertionRequest(rpId: "rp", clientDataHash: hash,
+                                      extensions: ExtensionsMap(tree: CBOREncoder.encode(["hmac-secret": .bool(true)]))))),
         ("keys out of order", map([(2, .bytes(hash)), (1, "rp")]), .success(GetAssertionRequest(rpId: "rp", clientDataHash: hash))),
         ("extensions out of order, with unknown and integer keys: the known ones kept in the order sent",
          map([(1, "rp"), (2, .bytes(hash))]).replacing([0xA2], with: [0xA3], maxReplacements: 1) + [0x04] + unorderedExtensions,

@@ -73,7 +73,11 @@ extension CBORReader {
             let keyStart = position
             let key = try mapKey(&keys)
             // Named as a message's reading names its members (``MemberKey``).
-            let identifier: ExtensionIdentifier? = if case .text = key { ExtensionIdentifier(key: key, encoded: bytes(from: keyStart)) } else { nil }
+            let identifier: ExtensionIdentifier? = if case .text = key {
+                ExtensionIdentifier(key: key, encoded: bytes(from: keyStart))
+            } else {
+                nil
+            }
             let valueStart = position
             try skip(restOf: try next())
             if let identifier {

@@ -15,8 +15,8 @@ struct ExtensionsMap: Sendable, Equatable {
 
     /// The map as sent (checked whole).
     let encoded: [UInt8]
-    /// The members whose key names an extension the card knows, in the order sent; a key the card
-    /// does not know is no member here (its value is never read).
+    /// The members whose key names an extension the card knows, in the order sent; a member of
+    /// another key is not kept (its value was checked, never to be read).
     let entries: [Entry]
 
     /// The members as their keys and their values as sent.
