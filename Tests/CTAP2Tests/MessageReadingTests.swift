@@ -79,10 +79,37 @@ struct MessageReadingTests {
 
     static let hash = [UInt8](repeating: 1, count: 32)
 
+    /// {"uvm": true, 1: 0, "credBlob": h'01', "x": 2, "hmac-secret": {}}, in that order (not
+    /// canonical: "x" and the integer key come before "uvm" there).
+    static let unorderedExtensions: [UInt8] = [0xA5, 0x63] + Array("uvm".utf8) + [0xF5, 0x01, 0x00, 0x68] + Array("credBlob".utf8)
+        + [0x41, 0x01, 0x61, 0x78, 0x02, 0x6B] + Array("hmac-secret".utf8) + [0xA0]
+
+    @Test("the extensions map is read with its request: the members the card knows, in the order sent, values as sent")
+    func extensionMembers() throws {
+        let body = Self.map([(1, "rp"), (2, .bytes(Self.hash))]).replacing([0xA2], with: [0xA3], maxReplacements: 1)
+            + [0x04] + Self.unorderedExtensions
+        let extensions = try #require(try GetAssertionRequest(decoding: body[...]).extensions)
+        #expect(extensions.encoded == Self.unorderedExtensions)
+        #expect(extensions.values.map(\.key) == [.uvm, .credBlob, .hmacSecret])
+        #expect(extensions.values.map { Array($0.value) } == [[0xF5], [0x41, 0x01], [0xA0]])
+        // The inputs are read from those members alone: credBlob's, bytes where getAssertion takes a
+        // boolean, is CBOR_UNEXPECTED_TYPE where it is offered, ignored where it is not.
+        #expect(throws: CTAPStatus.cborUnexpectedType) { try GetAssertionExtensionInputs(extensions, profile: .reference) }
+        let inputs = try GetAssertionExtensionInputs(extensions, profile: .arculusFIDO21)
+        #expect(inputs.hmacSecret == [0xA0] && !inputs.getCredBlob && !inputs.uvm)
+    }
+
     static let cases: [(String, [UInt8], Result<GetAssertionRequest, CTAPStatus>)] = [
         ("extensions, kept as sent", map([(1, "rp"), (2, .bytes(hash)), (4, .map(["hmac-secret": .bool(true)]))]),
-         .success(GetAssertionRequest(rpId: "rp", clientDataHash: hash, extensions: CBOREncoder.encode(["hmac-secret": .bool(true)])))),
+         .success(GetAssertionRequest(rpId: "rp", clientDataHash: hash,
+                                      extensions: ExtensionsMap(tree: CBOREncoder.encode(["hmac-secret": .bool(true)]))))),
         ("keys out of order", map([(2, .bytes(hash)), (1, "rp")]), .success(GetAssertionRequest(rpId: "rp", clientDataHash: hash))),
+        ("extensions out of order, with unknown and integer keys: the known ones kept in the order sent",
+         map([(1, "rp"), (2, .bytes(hash))]).replacing([0xA2], with: [0xA3], maxReplacements: 1) + [0x04] + unorderedExtensions,
+         .success(GetAssertionRequest(rpId: "rp", clientDataHash: hash, extensions: ExtensionsMap(tree: unorderedExtensions)))),
+        ("an extension named twice", map([(1, "rp"), (2, .bytes(hash))]).replacing([0xA2], with: [0xA3], maxReplacements: 1)
+            + [0x04, 0xA2, 0x63, 0x75, 0x76, 0x6D, 0xF5, 0x63, 0x75, 0x76, 0x6D, 0xF4], .failure(.invalidCBOR)),
+        ("extensions not a map", map([(1, "rp"), (2, .bytes(hash)), (4, ["uvm"])]), .failure(.cborUnexpectedType)),
         ("an unknown key", map([(1, "rp"), (2, .bytes(hash)), (9, 0)]), .success(GetAssertionRequest(rpId: "rp", clientDataHash: hash))),
         ("a text key", map([(1, "rp"), (2, .bytes(hash))]).replacing([0xA2], with: [0xA3], maxReplacements: 1) + [0x61, 0x61, 0x00],
          .success(GetAssertionRequest(rpId: "rp", clientDataHash: hash))),

@@ -61,6 +61,33 @@ extension CBORReader {
         return .present(bytes(from: start))
     }
 
+    /// An extensions map (``MemberCoding/extensionsMap``): read whole and checked as
+    /// ``asSent()`` checks a map (each key once), its members the card knows kept as they come.
+    mutating func extensionsMap() throws(CBORError) -> Member<ExtensionsMap> {
+        let start = position
+        let token = try next()
+        guard case .map(let count) = token else { return try unexpected(token) }
+        var keys = startMapKeys()
+        var entries: [ExtensionsMap.Entry] = []
+        for _ in 0..<count {
+            let keyStart = position
+            let key = try mapKey(&keys)
+            // Named as a message's reading names its members (``MemberKey``).
+            let identifier: ExtensionIdentifier? = if case .text = key {
+                ExtensionIdentifier(key: key, encoded: bytes(from: keyStart))
+            } else {
+                nil
+            }
+            let valueStart = position
+            try skip(restOf: try next())
+            if let identifier {
+                entries.append(ExtensionsMap.Entry(identifier: identifier, value: valueStart - start..<position - start))
+            }
+        }
+        endContainer()
+        return .present(ExtensionsMap(encoded: Array(bytes(from: start)), entries: entries))
+    }
+
     /// A structure that reads itself.
     mutating func message<Message: CTAPParseable>(_: Message.Type) throws(CBORError) -> Member<Message> {
         Member(try Message.read(from: &self))

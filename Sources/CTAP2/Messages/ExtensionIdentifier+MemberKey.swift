@@ -13,15 +13,14 @@ extension ExtensionIdentifier: MemberKey {
 protocol ExtensionInputs: DeclaredMembers where Key == ExtensionIdentifier {}
 
 extension ExtensionInputs {
-    /// Reads `extensions` (the map as sent, checked whole with the request): the members of the
-    /// extensions `profile` offers, judged in the declaration's order; the others skipped.
-    init(_ extensions: [UInt8], profile: CardProfile) throws(CTAPStatus) {
-        var reader = CBORReader(extensions[...])
+    /// Reads the inputs from `extensions` (the map as its request's reading found it): the values
+    /// of the extensions `profile` offers, judged in the declaration's order; the others not read.
+    init(_ extensions: ExtensionsMap, profile: CardProfile) throws(CTAPStatus) {
         let inputs: Result<Self, CTAPStatus>
         do {
-            inputs = try Self.members.read(from: &reader, initial: Self.initial) { $0.isOffered(by: profile) }
+            inputs = try Self.members.read(extensions.values, initial: Self.initial) { $0.isOffered(by: profile) }
         } catch {
-            throw CTAPStatus(decodingError: error)  // not reached: the request's reading checked the map
+            throw CTAPStatus(decodingError: error)  // not reached: the request's reading checked the values
         }
         self = try inputs.get()
     }

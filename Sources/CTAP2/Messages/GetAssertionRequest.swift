@@ -6,9 +6,9 @@ struct GetAssertionRequest: Sendable, Equatable {
     var rpId: String
     var clientDataHash: [UInt8]
     var allowList: [CredentialDescriptor] = []
-    /// The extensions map as sent: each extension's input is read by
-    /// ``GetAssertionExtensionInputs`` (which the profile decides).
-    var extensions: [UInt8]?
+    /// The extensions map, as sent and with its members found: each extension's input is read
+    /// from them by ``GetAssertionExtensionInputs`` (which the profile decides).
+    var extensions: ExtensionsMap?
     var options: [String: Bool] = [:]
     var pinUvAuthParam: [UInt8]?
     var pinUvAuthProtocol: UInt64?
@@ -21,7 +21,7 @@ extension GetAssertionRequest: CTAPMessage, DeclaredMembers {
         .required(.rpId, \.rpId, .text),
         .required(.clientDataHash, \.clientDataHash, .bytes),
         .defaulted(.allowList, \.allowList, .array(of: .message), omitted: \.isEmpty),
-        .optional(.extensions, \.extensions, .mapAsSent),
+        .optional(.extensions, \.extensions, .extensionsMap),
         .defaulted(.options, \.options, .options, omitted: \.isEmpty),
         .optional(.pinUvAuthParam, \.pinUvAuthParam, .bytes),
         .optional(.pinUvAuthProtocol, \.pinUvAuthProtocol, .unsigned),

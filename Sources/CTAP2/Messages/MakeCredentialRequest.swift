@@ -9,9 +9,9 @@ struct MakeCredentialRequest: Sendable, Equatable {
     var user: CredentialUser
     var pubKeyCredParams: [CredentialParameters]
     var excludeList: [CredentialDescriptor] = []
-    /// The extensions map as sent: each extension's input is read by
-    /// ``MakeCredentialExtensionInputs`` (which the profile decides).
-    var extensions: [UInt8]?
+    /// The extensions map, as sent and with its members found: each extension's input is read
+    /// from them by ``MakeCredentialExtensionInputs`` (which the profile decides).
+    var extensions: ExtensionsMap?
     var options: [String: Bool] = [:]
     var pinUvAuthParam: [UInt8]?
     var pinUvAuthProtocol: UInt64?
@@ -38,7 +38,7 @@ extension MakeCredentialRequest: CTAPMessage, DeclaredMembers {
         .required(.user, \.user, .message, judgedLater: true),
         .required(.pubKeyCredParams, \.pubKeyCredParams, .array(of: .message), judgedLater: true),
         .defaulted(.excludeList, \.excludeList, .array(of: .message), omitted: \.isEmpty),
-        .optional(.extensions, \.extensions, .mapAsSent),
+        .optional(.extensions, \.extensions, .extensionsMap),
         .defaulted(.options, \.options, .options, omitted: \.isEmpty),
         .optional(.pinUvAuthParam, \.pinUvAuthParam, .bytes),
         .optional(.pinUvAuthProtocol, \.pinUvAuthProtocol, .unsigned),

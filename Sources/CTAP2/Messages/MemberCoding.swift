@@ -32,7 +32,7 @@ extension MemberCoding where Value == [UInt8] {
     static let bytes = Self(kind: .bytes, read: { reader throws(CBORError) in try reader.byteString() }, write: { $0.byteString($1) })
 
     /// A map kept as the bytes it was sent as (checked whole): a member read later by its own
-    /// reader (extensions, subCommandParams, hmac-secret's salts), or bytes a pinUvAuthParam
+    /// reader (subCommandParams, hmac-secret's salts), or bytes a pinUvAuthParam
     /// covers; written back as it came.
     static let mapAsSent = Self(kind: .map, read: { reader throws(CBORError) in
         switch try reader.asSent() {
@@ -41,6 +41,14 @@ extension MemberCoding where Value == [UInt8] {
         case .invalid(let status): .invalid(status)
         }
     }, write: { $0.appendEncoded($1) })
+}
+
+extension MemberCoding where Value == ExtensionsMap {
+    /// A request's extensions map, read once: checked whole, kept as sent with where the value of
+    /// each extension the card knows lies (``ExtensionsMap``), for the command's
+    /// ``ExtensionInputs`` to read the values of those the profile offers; written back as it came.
+    static let extensionsMap = Self(kind: .map, read: { reader throws(CBORError) in try reader.extensionsMap() },
+                                    write: { $0.appendEncoded($1.encoded) })
 }
 
 extension MemberCoding where Value == String {

@@ -65,14 +65,39 @@ struct MessageMembers<Message, Key: MemberKey>: Sendable {
                 _ = try reader.skipItem()
                 continue
             }
-            let bit: UInt64 = 1 << UInt64(index)
-            verdict.present |= bit
-            // A member judged later: of its kind, its fault is its content's, judged after the others.
-            let later = laterMask & bit != 0 && reader.rest.first.map(rules[index].kind.admits) == true
-            if let status = try rules[index].read(&reader, &message) { verdict.record(status, order: later ? 64 + index : index) }
+            try readMember(index, from: &reader, into: &message, verdict: &verdict)
         }
         if let status = verdict.status(missing: requiredMask & ~verdict.present) { return .failure(status) }
         return .success(message)
+    }
+
+    /// Reads the members of a map read already, each key with its value as sent, in the order
+    /// sent (``ExtensionsMap/values``), into `initial`, as ``read(from:initial:including:)``
+    /// reads a map's: those `including` leaves out not read, then judged in declaration order.
+    /// The map is not read again: only the values read.
+    func read(_ members: some Sequence<(key: Key, value: ArraySlice<UInt8>)>, initial: Message,
+              including: (Key) -> Bool) throws(CBORError) -> Result<Message, CTAPStatus> {
+        var message = initial
+        var verdict = MemberVerdict()
+        for (key, value) in members {
+            guard let index = keys.firstIndex(of: key), including(key) else { continue }
+            var reader = CBORReader(value)
+            try readMember(index, from: &reader, into: &message, verdict: &verdict)
+        }
+        if let status = verdict.status(missing: requiredMask & ~verdict.present) { return .failure(status) }
+        return .success(message)
+    }
+
+    /// Reads the value of the member at `index` in ``rules`` (`reader` at the value) into
+    /// `message`, and notes it present and its fault, if any, in `verdict`.
+    @inline(__always)
+    private func readMember(_ index: Int, from reader: inout CBORReader, into message: inout Message,
+                            verdict: inout MemberVerdict) throws(CBORError) {
+        let bit: UInt64 = 1 << UInt64(index)
+        verdict.present |= bit
+        // A member judged later: of its kind, its fault is its content's, judged after the others.
+        let later = laterMask & bit != 0 && reader.rest.first.map(rules[index].kind.admits) == true
+        if let status = try rules[index].read(&reader, &message) { verdict.record(status, order: later ? 64 + index : index) }
     }
 
     /// Writes `message`'s map: each member it has, in canonical key order.

@@ -50,7 +50,7 @@ extension MessageGenerator {
 
     /// An extensions map as platforms send one: the card's extensions, with inputs of the right
     /// type mostly, and others.
-    mutating func extensions() -> [UInt8] {
+    mutating func extensions() -> ExtensionsMap {
         var map = CBORMap()
         for _ in 0..<number(below: 4) {
             switch number(below: 8) {
@@ -63,7 +63,7 @@ extension MessageGenerator {
             default: map[tree(depth: 0)] = tree()
             }
         }
-        return CBOREncoder.encode(.map(map))
+        return ExtensionsMap(tree: CBOREncoder.encode(.map(map)))!
     }
 
     mutating func getAssertionResponse() -> GetAssertionResponse {

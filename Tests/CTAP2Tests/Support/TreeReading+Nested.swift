@@ -127,8 +127,10 @@ extension TreeReading {
         case .getAssertion:
             let card = Result { () throws(CTAPStatus) in try GetAssertionRequest(decoding: body) }
             if let difference = compare("getAssertion", card, getAssertion(body)) { return difference }
-            guard case .success(let read) = card, let extensions = tree(read.extensions)?.mapValue else { return nil }
-            let inputs = Result { () throws(CTAPStatus) in try GetAssertionExtensionInputs(read.extensions ?? [], profile: profile) }
+            guard case .success(let read) = card, let sent = read.extensions, let extensions = tree(sent.encoded)?.mapValue else {
+                return nil
+            }
+            let inputs = Result { () throws(CTAPStatus) in try GetAssertionExtensionInputs(sent, profile: profile) }
             let fields = inputs.map { inputs in
                 ExtensionInputs(fields: ["hmac-secret": tree(inputs.hmacSecret), "credBlob": .bool(inputs.getCredBlob),
                                          "largeBlobKey": .bool(inputs.largeBlobKey), "thirdPartyPayment": .bool(inputs.thirdPartyPayment)]
@@ -147,8 +149,10 @@ extension TreeReading {
             if let difference = compare("makeCredential", card, makeCredential(body, ctap21: profile.supportsCTAP21)) {
                 return difference
             }
-            guard case .success(let read) = card, let extensions = tree(read.extensions)?.mapValue else { return nil }
-            let inputs = Result { () throws(CTAPStatus) in try MakeCredentialExtensionInputs(read.extensions ?? [], profile: profile) }
+            guard case .success(let read) = card, let sent = read.extensions, let extensions = tree(sent.encoded)?.mapValue else {
+                return nil
+            }
+            let inputs = Result { () throws(CTAPStatus) in try MakeCredentialExtensionInputs(sent, profile: profile) }
             let fields = inputs.map { inputs in
                 ExtensionInputs(fields: [
                     "credProtect": inputs.credProtect.map { .unsigned(UInt64($0)) }, "hmac-secret": .bool(inputs.hmacSecret),

@@ -18,7 +18,7 @@ enum TreeReading {
             let rpId = try request.requiredText(.rpId)
             let clientDataHash = try request.requiredBytes(.clientDataHash)
             let allowList = try descriptors(try request.array(.allowList))
-            let extensions = try request.map(.extensions).flatMap { _ in request.asSent(.extensions) }
+            let extensions = try request.map(.extensions).flatMap { _ in request.asSent(.extensions).flatMap(ExtensionsMap.init(tree:)) }
             return GetAssertionRequest(rpId: rpId, clientDataHash: clientDataHash, allowList: allowList, extensions: extensions,
                                        options: try request.options(.options), pinUvAuthParam: try request.bytes(.pinUvAuthParam),
                                        pinUvAuthProtocol: try request.unsigned(.pinUvAuthProtocol))
@@ -33,7 +33,7 @@ enum TreeReading {
             let user = try request.requiredEntity(.user)
             guard let parameters = try request.array(.pubKeyCredParams) else { throw .missingParameter }
             let excludeList = try descriptors(try request.array(.excludeList))
-            let extensions = try request.map(.extensions).flatMap { _ in request.asSent(.extensions) }
+            let extensions = try request.map(.extensions).flatMap { _ in request.asSent(.extensions).flatMap(ExtensionsMap.init(tree:)) }
             let options = try request.options(.options)
             let pinUvAuthParam = try request.bytes(.pinUvAuthParam)
             let pinUvAuthProtocol = try request.unsigned(.pinUvAuthProtocol)
@@ -114,6 +114,37 @@ enum TreeReading {
     }
 }
 
+/// The length of the head that begins with `initial`.
+private func headLength(_ initial: UInt8) -> Int {
+    switch initial & 0x1F {
+    case 24: 2
+    case 25: 3
+    case 26: 5
+    case 27: 9
+    default: 1
+    }
+}
+
+extension ExtensionsMap {
+    /// `encoded`, a well-formed map, as the card's reading keeps it, found by decoding its members
+    /// one after another: each one whose key is the text of an extension the card knows, with
+    /// where its value lies, in the order sent.
+    init?(tree encoded: [UInt8]) {
+        guard let initial = encoded.first, initial >> 5 == 5 else { return nil }
+        var rest = encoded.dropFirst(headLength(initial))
+        var entries: [Entry] = []
+        while !rest.isEmpty {
+            guard let name = try? CBORDecoder.decodePrefix(rest, maximumDepth: .max),
+                  let value = try? CBORDecoder.decodePrefix(name.rest, maximumDepth: .max) else { return nil }
+            if case .text(let text) = name.value, let identifier = ExtensionIdentifier(rawValue: text) {
+                entries.append(Entry(identifier: identifier, value: name.rest.startIndex..<value.rest.startIndex))
+            }
+            rest = value.rest
+        }
+        self.init(encoded: encoded, entries: entries)
+    }
+}
+
 /// A parameter map read through a tree: a member of the wrong CBOR type is
 /// CTAP2_ERR_CBOR_UNEXPECTED_TYPE, a missing required one CTAP2_ERR_MISSING_PARAMETER.
 struct TreeMap<Key: RawRepresentable> where Key.RawValue == Int {
@@ -144,7 +175,7 @@ struct TreeMap<Key: RawRepresentable> where Key.RawValue == Int {
     /// Member `key` exactly as it was sent, found by decoding the members one after another.
     func asSent(_ key: Key) -> [UInt8]? {
         guard let body else { return self[key].map { CBOREncoder.encode($0) } }
-        var rest = body.dropFirst(Self.headLength(body.first ?? 0))
+        var rest = body.dropFirst(headLength(body.first ?? 0))
         while !rest.isEmpty {
             guard let name = try? CBORDecoder.decodePrefix(rest, maximumDepth: .max),
                   let value = try? CBORDecoder.decodePrefix(name.rest, maximumDepth: .max) else { return nil }
@@ -152,16 +183,6 @@ struct TreeMap<Key: RawRepresentable> where Key.RawValue == Int {
             rest = value.rest
         }
         return nil
-    }
-
-    private static func headLength(_ initial: UInt8) -> Int {
-        switch initial & 0x1F {
-        case 24: 2
-        case 25: 3
-        case 26: 5
-        case 27: 9
-        default: 1
-        }
     }
 
     func bytes(_ key: Key) throws(CTAPStatus) -> [UInt8]? {
