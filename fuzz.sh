@@ -94,9 +94,10 @@ Tests/Fuzz/build.sh "${targets[@]}" >/dev/null
 # The last libFuzzer status line's field $2 (cov, ft, corp) in log $1.
 last_field() { (grep -Eo "$2: [0-9]+" "$1" || true) | tail -1 | awk '{print $2 + 0}'; }
 
-summary=()
-total_findings=0
-for target in "${targets[@]}"; do
+# One target: fuzz, then the corpus check; its summary line goes to logs/TARGET.summary.
+fuzz_target() {
+    local target="$1" corpus findings seeds log before limit args status started cpu elapsed executions rate
+    local cpu_rate cov ft corpus_size after new
     corpus="$OUT/corpus/$target"
     findings="$OUT/findings/$target"
     mkdir -p "$corpus" "$findings" "$OUT/logs"
@@ -147,9 +148,8 @@ for target in "${targets[@]}"; do
         # A report without a saved input (e.g. a leak at exit) still counts.
         grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|fuzz property violated' "$log" && new=1
     fi
-    total_findings=$(( total_findings + new ))
-    summary+=("$(printf '%-11s %7ss %12s %9s/s %9s/s %7s %8s %8s %9s' "$target" "$elapsed" "$executions" "$rate" "$cpu_rate" \
-                 "$cov" "$ft" "$corpus_size" "$new")")
+    printf '%-11s %7ss %12s %9s/s %9s/s %7s %8s %8s %9s\n' "$target" "$elapsed" "$executions" "$rate" "$cpu_rate" \
+        "$cov" "$ft" "$corpus_size" "$new" >"$OUT/logs/$target.summary"
     if [[ "$new" -gt 0 ]]; then
         echo "fuzz.sh: $target: $new finding(s):" >&2
         grep -E 'ERROR:|SUMMARY:|fuzz property violated|Fatal error' "$log" | head -20 >&2 || true
@@ -158,6 +158,28 @@ for target in "${targets[@]}"; do
     if [[ "$cpu_rate" -lt 5000 ]]; then
         echo "fuzz.sh: $target: WARNING: $cpu_rate executions per CPU second, below 5000: a slower harness?" >&2
     fi
+}
+
+# Targets run side by side, one per core (each libFuzzer process is single-threaded), unless
+# --jobs gives one target several worker processes: then one target at a time.
+parallel=1
+if [[ "$jobs" -eq 1 ]]; then parallel=$(nproc 2>/dev/null || echo 1); fi
+running=0
+for target in "${targets[@]}"; do
+    rm -f "$OUT/logs/$target.summary"
+    fuzz_target "$target" &
+    running=$((running + 1))
+    if [[ "$running" -ge "$parallel" ]]; then wait -n || true; running=$((running - 1)); fi
+done
+wait || true
+
+summary=()
+total_findings=0
+for target in "${targets[@]}"; do
+    line="$(cat "$OUT/logs/$target.summary" 2>/dev/null || printf '%-11s (did not finish: see %s)' "$target" "$OUT/logs/$target.log")"
+    summary+=("$line")
+    new=$(awk '{print $NF + 0}' "$OUT/logs/$target.summary" 2>/dev/null || echo 1)
+    total_findings=$(( total_findings + new ))
 done
 
 echo

@@ -40,8 +40,8 @@ else
     exit "$seed_status"
 fi
 # Two pytest runs: each folder has its own conftest.py.
-python3 -m pytest -v Tests/Interop
-python3 -m pytest -v Tests/Flows
+python3 -m pytest -v --durations=10 Tests/Interop
+python3 -m pytest -v --durations=10 Tests/Flows
 # python-fido2's device suite (tests/device of the pinned fido2 sdist), unmodified, on every
 # built-in profile, each on a private pcscd; fails on any failed or errored test.
 Tests/DeviceSuite/run.sh
