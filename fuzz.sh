@@ -157,8 +157,8 @@ fuzz_target() {
     fi
     if [[ "$cpu_rate" -lt 5000 ]]; then
         if [[ "$parallel" -gt 1 && ${#targets[@]} -gt 1 ]]; then
-            # Side by side, the targets share the cores' caches: per CPU second drops by about a
-            # third on a two-core machine, so only a lone run compares with the floor.
+            # Side by side, the targets share the machine and each may run slower per CPU
+            # second: only a lone run compares with the floor.
             echo "fuzz.sh: $target: $cpu_rate executions per CPU second beside other targets (run it alone to compare with 5000)" >&2
         else
             echo "fuzz.sh: $target: WARNING: $cpu_rate executions per CPU second, below 5000: a slower harness?" >&2
