@@ -259,9 +259,10 @@ def _wait_insertion_seen(served: ServedCard, timeout: float = 10.0):
         time.sleep(0.05)
 
 
-def _wait_removal_seen(reader: str, counter_before: int, timeout: float = 5.0):
+def _wait_removal_seen(reader: str, counter_before: int | None, timeout: float = 5.0):
     """Until pcscd's own polling has seen the card go (its event counter moved and the reader
-    is empty), so that the next test's card is a new insertion.
+    is empty), so that the next test's card is a new insertion. With no counter (the card went
+    before it could be read: a test stopped it), until the reader is empty.
 
     Deliberately no SCardConnect here: connecting while pcscd has not yet noticed the removal
     makes pcscd mark the reader empty behind its polling thread's back, and a card that then
@@ -271,7 +272,7 @@ def _wait_removal_seen(reader: str, counter_before: int, timeout: float = 5.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         state = _reader_event_state(reader)
-        if state & scard.SCARD_STATE_EMPTY and (state >> 16) != counter_before:
+        if state & scard.SCARD_STATE_EMPTY and (counter_before is None or (state >> 16) != counter_before):
             return
         time.sleep(0.05)
 
@@ -329,9 +330,12 @@ def _serve(request, pcsc_reader, tmp_path, extra):
         # them, and pyscard then unpowers "the card in the reader": collect now, while that is
         # still this test's card, not the next test's.
         gc.collect()
+        # A card the test stopped itself may be gone from pcscd's count already: then the
+        # counter read now would never move again, and only an empty reader is waited for.
+        stopped_before = served.process.poll() is not None
         counter = _reader_event_state(served.reader) >> 16
         status = served.stop()
-        _wait_removal_seen(served.reader, counter)
+        _wait_removal_seen(served.reader, None if stopped_before else counter)
         report = getattr(request.node, "report_call", None)
         if report is not None and report.failed:
             # Shown with the failure: what the card saw (serve runs with --verbose).
